@@ -1,0 +1,80 @@
+"""bammmc, the BAMMM compiler: batch job specifications between schedulers, through SPLAT.
+
+The library API mirrors the command line. Each function returns its result together with the
+diagnostics it produced; a result is ``None`` when an error prevented it.
+
+>>> import bammmc
+>>> job, diagnostics = bammmc.parse(
+...     "apiVersion: bammm.io/v1alpha1\\nkind: Job\\nspec:\\n  resources:\\n    cpusPerTask: 4\\n",
+...     "splat",
+... )
+>>> job.spec.resources.cpus_per_task.cores, diagnostics
+(Fraction(4, 1), [])
+>>> text, diagnostics = bammmc.emit(job, "splat")
+>>> print(text, end="")
+apiVersion: bammm.io/v1alpha1
+kind: Job
+spec:
+  resources:
+    cpusPerTask: 4
+>>> bad = "apiVersion: bammm.io/v1alpha1\\nkind: Jb\\n"
+>>> out, diagnostics = bammmc.convert(bad, "splat", "splat")
+>>> out is None, [d.code for d in diagnostics]
+(True, ['E104'])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bammmc.diagnostics.model import Diagnostic
+    from bammmc.ir.job import Job
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "convert", "emit", "parse"]
+
+
+def parse(
+    text: str,
+    fmt: str | None = None,
+    *,
+    filename: str | None = None,
+    priority_range: str | None = None,
+) -> tuple[Job | None, list[Diagnostic]]:
+    """Read one job from ``text`` in format ``fmt`` (detected from ``filename`` or the content
+    when ``None``) and validate it."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.ir.priority import PriorityBand
+    from bammmc.pipeline import Options, compile_text, get_format
+    from bammmc.registry import detect
+
+    reporter = Reporter(filename)
+    fmt_obj = get_format(fmt) if fmt else detect(filename, text, reporter)
+    if fmt_obj is None:
+        return None, reporter.diagnostics
+    options = Options(band=PriorityBand.parse(priority_range) if priority_range else Options().band)
+    compiled = compile_text(text, fmt_obj, reporter, options)
+    job = compiled[0].job if compiled else None
+    return job, reporter.diagnostics
+
+
+def emit(job: Job, fmt: str) -> tuple[str, list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``; returns the main file's text."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import emit_job, get_format
+
+    reporter = Reporter()
+    files = emit_job(job, get_format(fmt), reporter)
+    return files[0].text, reporter.diagnostics
+
+
+def convert(
+    text: str, src: str | None, dst: str, *, filename: str | None = None
+) -> tuple[str | None, list[Diagnostic]]:
+    """Convert ``text`` from format ``src`` (``None``: detect) to ``dst``; ``None`` on error."""
+    job, diagnostics = parse(text, src, filename=filename)
+    if job is None or any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    out, more = emit(job, dst)
+    return out, diagnostics + more

@@ -1,0 +1,78 @@
+"""The SPLAT writer (format ``splat``): IR -> canonical SPLAT YAML.
+
+Canonical means: the specification's field order (the order of the struct fields in
+``ir/job.py``), defaults omitted, values as the user wrote them, multi-line strings as literal
+blocks, no line wrapping, and the same bytes on every run, so that
+``emit(parse(emit(job))) == emit(job)``. Siblings: ``frontends/splat.py``, ``ir/job.py``.
+
+SPLAT keeps every field, so its capability table is simply "everything exact".
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import msgspec
+
+from bammmc.backends import OutputFile
+from bammmc.ir.job import Job
+from bammmc.ir.values import Value
+
+#: Every IR field is written exactly.
+CAPABILITIES: dict[str, str] = {"*": "exact"}
+
+
+def enc_hook(obj: Any) -> Any:
+    if isinstance(obj, Value):
+        return obj.wire()
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+def to_builtins(job: Job) -> Any:
+    """The job as plain data in wire form (camelCase keys, defaults omitted)."""
+    return msgspec.to_builtins(job, enc_hook=enc_hook)
+
+
+@functools.cache
+def _dumper() -> type:
+    import yaml
+
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class Dumper(base):  # type: ignore[valid-type,misc]
+        pass
+
+    from bammmc.frontends.yamlnodes import resolve_plain
+
+    def represent_str(dumper: Any, data: str) -> Any:
+        # PyYAML quotes by YAML 1.1 rules; our reader resolves by YAML 1.2, so also quote what
+        # 1.2 would read as something else (`1e3`, `0o17`).
+        style: str | None = None
+        if "\n" in data:
+            style = "|"
+        elif resolve_plain(data) != data or not isinstance(resolve_plain(data), str):
+            style = "'"
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+    Dumper.add_representer(str, represent_str)
+    return Dumper
+
+
+def dump_yaml(data: Any) -> str:
+    import yaml
+
+    text: str = yaml.dump(
+        data,
+        Dumper=_dumper(),
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=1_000_000,
+        indent=2,
+    )
+    return text
+
+
+def write(job: Job) -> list[OutputFile]:
+    return [OutputFile(dump_yaml(to_builtins(job)))]

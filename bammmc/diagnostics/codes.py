@@ -1,0 +1,453 @@
+"""The registry of diagnostic codes: one entry per code, never reused.
+
+``E0xx`` the input cannot be read (syntax, encoding, size), ``E1xx`` an invalid value or
+conflicting fields, ``W2xx`` information lost on the target, ``W3xx`` information approximated
+on the target, ``W4xx`` suspicious input the scheduler itself would ignore or misread.
+
+Each entry has a kebab-case name ("allow `duplicate-key`"), a one-line summary, and the four
+sections of its explanation, which ``bammmc codes CODE`` prints. Its example is an input plus a
+command line; ``tests/test_codes.py`` runs every example and checks that it emits its code.
+A retired code stays here with ``removed=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    summary: str
+    means: str
+    why: str
+    fix: str
+    example: str
+    #: command line of the example (without ``bammmc``); ``{file}`` is the example file
+    argv: tuple[str, ...] = ("check", "{file}")
+    #: file name the example is written to
+    filename: str = "job.splat.yaml"
+    removed: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def explanation(self) -> str:
+        shown = self.example if "\x00" not in self.example else repr(self.example)
+        command = "bammmc " + " ".join(a.replace("{file}", self.filename) for a in self.argv)
+        return (
+            f"# {self.code} `{self.name}`: {self.summary}\n\n"
+            f"## What it means\n\n{self.means}\n\n"
+            f"## Why\n\n{self.why}\n\n"
+            f"## Example\n\n`{self.filename}`:\n\n```yaml\n{shown.rstrip()}\n```\n\n"
+            f"```\n$ {command}\n```\n\n"
+            f"## How to fix\n\n{self.fix}\n"
+        )
+
+
+_V = "apiVersion: bammm.io/v1alpha1\nkind: Job\n"
+
+_ALL: Final[tuple[Code, ...]] = (
+    # ── E0xx: the input cannot be read ───────────────────────────────────────────────────
+    Code(
+        "E001",
+        "empty-input",
+        "the input holds no job",
+        "The file (or standard input) is empty, or holds only blank lines and comments.",
+        "An empty job is almost always a mistake upstream: a failed download, a template that "
+        "rendered to nothing, a wrong path. Converting it would write an empty job.",
+        "Check that the right file was given and that whatever produced it succeeded.",
+        "# nothing but a comment\n",
+    ),
+    Code(
+        "E002",
+        "binary-input",
+        "the input is not UTF-8 text",
+        "The input holds NUL bytes or bytes that are not valid UTF-8.",
+        "Job descriptions are text. A binary file (an archive, an executable, a UTF-16 file) "
+        "cannot be a job, and guessing an encoding could silently change a value.",
+        "Give the text file itself; convert UTF-16 or Latin-1 files to UTF-8 first "
+        "(`iconv -f UTF-16 -t UTF-8`).",
+        "apiVersion: bammm.io/v1alpha1\x00\x00\n",
+    ),
+    Code(
+        "E003",
+        "invalid-yaml",
+        "the input is not valid YAML",
+        "The YAML parser stopped at the marked place: bad indentation, an unclosed quote or "
+        "bracket, a tab used for indentation, or an unsupported tag.",
+        "A file that is not valid YAML has no defined meaning, so nothing can be read from it.",
+        "Fix the syntax at the marked line; the note says what the parser was reading.",
+        _V + "metadata:\n  name: [unclosed\n",
+    ),
+    Code(
+        "E004",
+        "multiple-documents",
+        "more than one YAML document in a job file",
+        "The file holds several YAML documents separated by `---`, but one job was expected.",
+        "Taking only the first document would silently drop the others.",
+        "Put one job per file, or pass `--batch` to read (and convert) every document.",
+        _V + "---\n" + _V,
+    ),
+    Code(
+        "E005",
+        "input-too-large",
+        "the input is larger than the size limit",
+        "The input is larger than `--max-input-size` bytes (10 MiB by default).",
+        "No real job description is that large; reading one would cost time and memory and "
+        "usually means the wrong file was given.",
+        "Give the right file, or raise the limit with `--max-input-size BYTES`.",
+        _V + "metadata:\n  name: a-job-larger-than-64-bytes\n",
+        argv=("check", "--max-input-size", "64", "{file}"),
+    ),
+    Code(
+        "E006",
+        "input-too-complex",
+        "the input nests too deeply or expands to too many nodes",
+        "The YAML nests more than 64 levels deep, or its aliases expand into more than "
+        "200,000 nodes.",
+        "Such inputs are denial-of-service attacks on YAML readers (the 'billion laughs' "
+        "alias bomb); no job needs them.",
+        "Write the values out plainly instead of nesting aliases.",
+        _V
+        + "spec:\n  placement:\n    affinity:\n"
+        + "      a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"      {b}: &{b} [" + ", ".join([f"*{a}"] * 10) + "]\n"
+            for a, b in zip("abcde", "bcdef", strict=True)
+        ),
+    ),
+    Code(
+        "E007",
+        "unreadable-input",
+        "the input cannot be read",
+        "The input path does not exist, is a directory or a device, or cannot be opened.",
+        "There is nothing to convert.",
+        "Check the path and its permissions.",
+        "",
+        argv=("check", "{file}/missing.yaml"),
+    ),
+    Code(
+        "E010",
+        "unknown-format",
+        "the input's format could not be determined",
+        "Neither `--from`, nor the file extension, nor the content identified a format bammmc "
+        "reads.",
+        "Reading a file in the wrong format would give a wrong job, so bammmc does not guess.",
+        "Name the format with `--from FORMAT` (`bammmc formats` lists them), or give the file "
+        "its format's extension.",
+        "just: some yaml\n",
+        filename="job.yaml",
+    ),
+    Code(
+        "E013",
+        "output-is-input",
+        "the output path is the input file",
+        "`-o` names the file being read.",
+        "Writing the conversion over its own source would destroy the original job.",
+        "Write to another path.",
+        _V + "metadata:\n  name: hello\n",
+        argv=("{file}", "-o", "{file}"),
+    ),
+    Code(
+        "E014",
+        "output-write-failed",
+        "the output file could not be written",
+        "Creating or renaming the output file failed (missing directory, permissions, full "
+        "disk). Nothing was written; an existing file at that path is unchanged.",
+        "Output is written to a temporary file and renamed into place, so a failure never "
+        "leaves a half-written job behind.",
+        "Check that the directory exists and is writable.",
+        _V + "metadata:\n  name: hello\n",
+        argv=("{file}", "-o", "/nonexistent-bammmc-dir/out.splat.yaml"),
+    ),
+    # ── E1xx: invalid values and conflicts ───────────────────────────────────────────────
+    Code(
+        "E101",
+        "unknown-field",
+        "a key that SPLAT does not define at this place",
+        "The key is not a field of the mapping it is in. The help suggests the nearest valid "
+        "name; a note says where the key belongs when it is valid elsewhere.",
+        "An unknown key is usually a typo (`cpuPerTask` for `cpusPerTask`), and ignoring it "
+        "would silently drop what the user asked for.",
+        "Rename the key as suggested, or move it where the note says it belongs.",
+        _V + "spec:\n  resources:\n    cpuPerTask: 4\n",
+    ),
+    Code(
+        "E102",
+        "wrong-type",
+        "a value of the wrong type",
+        "The value's type does not match the field: a string where a number is expected, a "
+        "scalar where a list is expected, `yes` where a boolean is expected.",
+        "SPLAT reads YAML 1.2, where `yes`, `on` and `0755` are not booleans or octal numbers; "
+        "coercing values would make the same file mean different things to different readers.",
+        "Write the value in the expected form, as the message says.",
+        _V + "spec:\n  schedule:\n    hold: yes\n",
+    ),
+    Code(
+        "E103",
+        "missing-field",
+        "a required field is missing",
+        "The mapping lacks a field that SPLAT requires there (e.g. `apiVersion`, `kind`, a "
+        "volume's `name` and `mountPath`, a task's `name`).",
+        "Without it the object has no defined meaning.",
+        "Add the field.",
+        "kind: Job\nmetadata:\n  name: hello\n",
+    ),
+    Code(
+        "E104",
+        "invalid-choice",
+        "a value outside the field's fixed set",
+        "The field accepts a fixed set of words and this is not one of them.",
+        "A scheduler would reject the value or, worse, read it as something else.",
+        "Use one of the listed values; the help suggests the nearest.",
+        _V + "spec:\n  placement:\n    topology: spread\n",
+    ),
+    Code(
+        "E105",
+        "invalid-quantity",
+        "a size, CPU count or count that does not parse",
+        "Sizes are a number with an optional unit (`4Gi`, `4G`, `4096M`, `512` = MiB, `4gb`) "
+        "and an optional scope (`/node`); CPUs are `4`, `0.5` or `500m`; counts are `2`, `0.5` "
+        "or `4/node`. A single lower-case `m`, `g`, `t` or `p` is rejected as ambiguous.",
+        "`4m` is 4 millibytes in Kubernetes and 4 MiB in Slurm; bammmc never guesses a factor "
+        "of a million.",
+        "Write an unambiguous unit: `Mi`/`Gi` (binary) or `M`/`G` (decimal). See `docs/units.md`.",
+        _V + "spec:\n  resources:\n    memoryPerTask: 4m\n",
+    ),
+    Code(
+        "E106",
+        "invalid-duration",
+        "a duration that does not parse or is ambiguous",
+        "Durations are ISO 8601 (`PT2H30M`), `H:MM:SS`, `D-HH[:MM[:SS]]`, units (`150m`, "
+        "`1h30m`, `9000s`), bare seconds, or `unlimited`. Two-field clocks (`1:30`) are "
+        "rejected.",
+        "Slurm reads `1:30` as 1 minute 30 seconds, LSF as 1 hour 30 minutes: a factor of 60 "
+        "(pitfall 12).",
+        "Write all three fields (`0:01:30` or `1:30:00`) or use ISO 8601.",
+        _V + "spec:\n  schedule:\n    walltime: '1:30'\n",
+    ),
+    Code(
+        "E107",
+        "invalid-indices",
+        "an array index specification that does not parse",
+        "Index specs are ranges and lists: `0-99`, `1-50:2` (step), `1,3,7-12`, with an "
+        "optional `%N` throttle. Ranges must not run backwards; steps and throttles are at "
+        "least 1.",
+        "A misread index range submits the wrong number of array elements.",
+        "Write the range in the form above.",
+        _V + "spec:\n  array:\n    indices: 10-1\n",
+    ),
+    Code(
+        "E108",
+        "invalid-template",
+        "an output path template with an unknown variable or stray brace",
+        "Templates may use `{job_id}`, `{array_job_id}`, `{array_index}`, `{job_name}`, "
+        "`{node_hostname}` and `{task_index}`; `{{` and `}}` are literal braces.",
+        "An unknown variable would reach the scheduler as literal text and every array "
+        "element would write to the same file.",
+        "Use one of the variables above; the help suggests the nearest.",
+        _V + "spec:\n  output:\n    stdout: out-{jobid}.log\n",
+    ),
+    Code(
+        "E109",
+        "invalid-datetime",
+        "a date and time that is not ISO 8601",
+        "`beginAfter` and `deadline` take ISO 8601 dates and times such as `2026-03-01T08:00:00Z`.",
+        "Each scheduler has its own date syntax; only an unambiguous form converts to all.",
+        "Write the date as `YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]`.",
+        _V + "spec:\n  schedule:\n    beginAfter: next tuesday\n",
+    ),
+    Code(
+        "E110",
+        "invalid-signal",
+        "a `signalBeforeEnd` that is not `SIGNAL@SECONDS`",
+        "The value must be a signal name (`USR1`, `SIGTERM`) or number (1-64), `@`, and a "
+        "whole number of seconds.",
+        "An unknown signal would make the scheduler reject the job at submission.",
+        "Write e.g. `USR1@60`.",
+        _V + "spec:\n  schedule:\n    signalBeforeEnd: USR3@60\n",
+    ),
+    Code(
+        "E111",
+        "unsupported-api-version",
+        "`apiVersion` is not `bammm.io/v1alpha1`",
+        "This bammmc reads SPLAT `bammm.io/v1alpha1` only.",
+        "Field names may change between SPLAT versions; reading another version as v1alpha1 "
+        "could misread fields silently.",
+        "Set `apiVersion: bammm.io/v1alpha1`, migrating fields if the document is of another "
+        "version.",
+        "apiVersion: bammm.io/v1beta1\nkind: Job\n",
+    ),
+    Code(
+        "E112",
+        "script-and-executable",
+        "both `execution.script` and `execution.executable` are set",
+        "A job runs either an inline script or an executable, not both.",
+        "The SPLAT specification makes them mutually exclusive; a target would have to drop one.",
+        "Keep one: put the executable's call inside the script, or drop the script.",
+        _V + "spec:\n  execution:\n    script: |\n      #!/bin/bash\n      ./run\n"
+        "    executable: /bin/true\n",
+    ),
+    Code(
+        "E113",
+        "volume-source-count",
+        "a volume without exactly one source",
+        "Each volume needs exactly one of `pvc`, `configMap`, `secret`, `hostPath`, `emptyDir`, "
+        "`nfs`.",
+        "With none the volume has no content; with several it is unclear which to mount.",
+        "Keep exactly one source per volume.",
+        _V + "spec:\n  volumes:\n    - name: data\n      mountPath: /data\n      pvc: data\n"
+        "      hostPath: /scratch\n",
+    ),
+    Code(
+        "E114",
+        "gpu-fraction-out-of-range",
+        "`resources.gpu.fraction` is not in (0, 1]",
+        "A GPU fraction is a share of one GPU: more than 0 and at most 1.",
+        "Run.ai rejects other values; other schedulers round a fraction up to a whole GPU.",
+        "Use a value such as `0.5`; for several GPUs use `gpu.count`.",
+        _V + "spec:\n  resources:\n    gpu:\n      fraction: 1.5\n",
+    ),
+    Code(
+        "E115",
+        "queue-partition-conflict",
+        "`schedule.partition` and `schedule.queue` name different queues",
+        "`partition` is an alias of `queue`; both are set and they differ.",
+        "A job goes to one queue; picking one silently would send it to the wrong one.",
+        "Set one of them, or make them equal.",
+        _V + "spec:\n  schedule:\n    queue: batch\n    partition: gpu\n",
+    ),
+    Code(
+        "E116",
+        "priority-out-of-band",
+        "`schedule.priority` is outside the priority band",
+        "Priorities are on a canonical band, 0-1000 by default (higher = more urgent); "
+        "`--priority-range MIN:MAX` changes the band.",
+        "Each scheduler's native priority is mapped from this band; a value outside it cannot "
+        "be mapped.",
+        "Use a value within the band, or widen the band with `--priority-range`.",
+        _V + "spec:\n  schedule:\n    priority: 5000\n",
+    ),
+    Code(
+        "E117",
+        "array-throttle-conflict",
+        "the `%N` throttle in `array.indices` disagrees with `array.maxConcurrent`",
+        "Both say how many array elements may run at once, and they differ.",
+        "One of them would be dropped silently on conversion.",
+        "Keep one, or make them equal.",
+        _V + "spec:\n  array:\n    indices: 0-99%10\n    maxConcurrent: 20\n",
+    ),
+    Code(
+        "E118",
+        "value-out-of-range",
+        "a number outside the range the field allows",
+        "Counts must be positive, exit codes 0-255, Flux urgency 0-31, ports 1-65535, and so "
+        "on; the message gives the range.",
+        "A scheduler would reject the value at submission.",
+        "Use a value within the range.",
+        _V + "spec:\n  resources:\n    tasks: 0\n",
+    ),
+    Code(
+        "E119",
+        "task-count-mismatch",
+        "`nodes` × `tasksPerNode` is not `tasks`",
+        "All three are set and the product of the first two differs from the third.",
+        "Schedulers resolve this differently (Slurm errors, PBS takes the chunks); the job "
+        "would get a different shape on each.",
+        "Drop one of the three, or make them agree.",
+        _V + "spec:\n  resources:\n    nodes: 2\n    tasksPerNode: 4\n    tasks: 6\n",
+    ),
+    Code(
+        "E120",
+        "duplicate-task-name",
+        "two tasks with the same name",
+        "Task names identify roles (`dependsOn`, task groups, pod names) and must be unique.",
+        "A duplicate name makes references ambiguous and Kubernetes rejects duplicate pod "
+        "template names.",
+        "Rename one of the tasks.",
+        _V + "spec:\n  tasks:\n    - name: worker\n    - name: worker\n",
+    ),
+    Code(
+        "E121",
+        "unknown-task-reference",
+        "`dependsOn` names a task that does not exist",
+        "A task's `dependsOn` refers to a task name not defined in `spec.tasks`.",
+        "The task would wait forever.",
+        "Correct the name; the help suggests the nearest.",
+        _V + "spec:\n  tasks:\n    - name: master\n    - name: worker\n      dependsOn:\n"
+        "        - name: mastr\n",
+    ),
+    Code(
+        "E122",
+        "invalid-dependency",
+        "a dependency without a scheme or with a value that does not fit its scheme",
+        "`afterok`, `afternotok`, `afterany` and `after` need a job id or name in `value`; "
+        "`singleton` takes none; `begin_time` needs an ISO 8601 time or a Unix timestamp.",
+        "A dependency the scheduler cannot resolve makes the job wait forever or fail at "
+        "submission.",
+        "Give the value the scheme needs.",
+        _V + "spec:\n  dependencies:\n    - scheme: afterok\n",
+    ),
+    Code(
+        "E123",
+        "gang-exceeds-tasks",
+        "`gang.minAvailable` is larger than the number of tasks",
+        "The gang cannot form: it needs more tasks than the job has.",
+        "The job would never start.",
+        "Lower `minAvailable` or raise the task count.",
+        _V + "spec:\n  resources:\n    tasks: 4\n  gang:\n    minAvailable: 8\n",
+    ),
+    Code(
+        "E124",
+        "invalid-base64",
+        "an embedded file marked `base64` whose content is not base64",
+        "`fileStaging.embeddedFiles[].content` with `encoding: base64` must be valid base64.",
+        "The file would be written corrupt on the compute node.",
+        "Re-encode the file (`base64 -w0 FILE`) or use `encoding: utf-8` for text.",
+        _V + "spec:\n  fileStaging:\n    embeddedFiles:\n      - name: a.bin\n"
+        "        content: 'not base64!'\n        encoding: base64\n",
+    ),
+    Code(
+        "E125",
+        "duplicate-key",
+        "the same key twice in one mapping",
+        "A YAML mapping holds the same key more than once.",
+        "YAML forbids it, and readers disagree on which value wins: the job would mean "
+        "different things to different tools.",
+        "Remove one of them.",
+        _V + "metadata:\n  name: a\n  name: b\n",
+    ),
+    Code(
+        "E126",
+        "invalid-permissions",
+        "file permissions that are not an octal mode",
+        "`permissions` must be an octal mode of three or four digits, such as `0755`.",
+        "A wrong mode could make a script unexecutable or a secret world-readable.",
+        'Write e.g. `"0644"` (quoted, so YAML keeps the leading zero).',
+        _V + "spec:\n  fileStaging:\n    embeddedFiles:\n      - name: run.sh\n"
+        "        content: echo hi\n        permissions: rwxr-xr-x\n",
+    ),
+    # ── W4xx: suspicious input ───────────────────────────────────────────────────────────
+    Code(
+        "W401",
+        "shadowed-by-tasks",
+        "top-level `resources` or `execution` that no task uses",
+        "`spec.tasks` is present and every task sets its own `resources` (or `execution`), so "
+        "the top-level block is never used.",
+        "When `tasks` is present it overrides the top-level blocks (SPLAT specification); the "
+        "top-level values are silently ignored by every target.",
+        "Remove the top-level block, or drop the per-task blocks that should inherit it.",
+        _V + "spec:\n  resources:\n    cpusPerTask: 2\n  tasks:\n    - name: a\n"
+        "      resources:\n        cpusPerTask: 4\n",
+    ),
+)
+
+CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}
+BY_NAME: Final[dict[str, Code]] = {c.name: c for c in _ALL}
+
+
+def lookup(code_or_name: str) -> Code | None:
+    """A code by its code (`E101`, case-insensitive) or its name (`unknown-field`)."""
+    return CODES.get(code_or_name.upper()) or BY_NAME.get(code_or_name.lower())

@@ -1,0 +1,1 @@
+"""Diagnostic renderers, one module per output form: ``human``, ``json``, ``sarif``."""

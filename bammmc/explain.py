@@ -1,0 +1,54 @@
+"""``--explain``: what each field of the source became in the target.
+
+One row per field the input set: its path, the source text and location, what the target got,
+and the status (``exact`` / ``approximated`` / ``lost``) with the diagnostic code, then a
+summary line. The SPLAT target keeps every field exactly; the per-target capability model that
+fills the other statuses comes with the fidelity pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from bammmc.pipeline import Compiled
+
+
+def rows(compiled: Compiled, target: str) -> list[dict[str, Any]]:
+    smap = compiled.source_map
+    leaves = [
+        p
+        for p in smap.values
+        if not any(q.startswith(p + ".") or q.startswith(p + "[") for q in smap.values)
+    ]
+    out = []
+    for path in leaves:
+        span = smap.values[path]
+        out.append(
+            {
+                "field": path,
+                "line": span.line,
+                "column": span.column,
+                "target": target,
+                "status": "exact",
+                "code": None,
+            }
+        )
+    return out
+
+
+def explain_text(compiled: Compiled, target: str, diag_format: str) -> str:
+    table = rows(compiled, target)
+    if diag_format == "json":
+        return "".join(orjson.dumps({"explain": row}).decode() + "\n" for row in table)
+    width = max((len(r["field"]) for r in table), default=5)
+    lines = [f"{'field':<{width}}  {'source':<9}  status"]
+    for r in table:
+        where = f"{r['line']}:{r['column']}"
+        lines.append(f"{r['field']:<{width}}  {where:<9}  {r['status']}")
+    exact = sum(r["status"] == "exact" for r in table)
+    approx = sum(r["status"] == "approximated" for r in table)
+    lost = sum(r["status"] == "lost" for r in table)
+    lines.append(f"{target}: {exact} exact, {approx} approximated, {lost} lost")
+    return "\n".join(lines) + "\n"

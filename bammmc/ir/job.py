@@ -1,0 +1,594 @@
+"""The SPLAT v1alpha1 job model (``apiVersion: bammm.io/v1alpha1``) as msgspec Structs.
+
+This is bammmc's IR: every field of the specification (``shared/docs/seeds/000_…``), Tier 1,
+Tier 2, Tier 3 extension blocks, nothing else. Structs are frozen, unknown keys are rejected,
+defaults are omitted on output, and the wire names are the specification's (camelCase in the
+portable part, the specification's own spelling inside ``extensions``). Sizes, durations,
+templates and index ranges are typed values from :mod:`bammmc.ir.values`.
+
+Siblings: ``frontends/splat.py`` reads this model from YAML, ``backends/splat.py`` writes it,
+``passes/validate.py`` checks the specification's cross-field rules.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Signal, Size, Template
+
+API_VERSION: Final = "bammm.io/v1alpha1"
+
+NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
+PosInt = Annotated[int, msgspec.Meta(ge=1)]
+Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+
+
+class Splat(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    rename="camel",
+):
+    """Base of every portable SPLAT struct: immutable, camelCase on the wire, unknown keys
+    rejected."""
+
+
+class Ext(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+):
+    """Base of the ``extensions`` structs: the specification spells their keys itself (mostly
+    snake_case), so no renaming."""
+
+
+# ── metadata ──────────────────────────────────────────────────────────────────────────────
+
+
+class Metadata(Splat):
+    name: str | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    client_id: str | None = None
+
+
+# ── spec.schedule ─────────────────────────────────────────────────────────────────────────
+
+
+class Schedule(Splat):
+    queue: str | None = None
+    priority: int | None = None
+    priority_class: str | None = None
+    account: str | None = None
+    project: str | None = None
+    walltime: Duration | None = None
+    qos: str | None = None
+    partition: str | None = None
+    hold: bool | None = None
+    reservation: str | None = None
+    begin_after: DateTime | None = None
+    deadline: DateTime | None = None
+    walltime_min: Duration | None = None
+    signal_before_end: Signal | None = None
+
+
+# ── spec.resources ────────────────────────────────────────────────────────────────────────
+
+
+class Gpu(Splat):
+    count: Count | None = None
+    type: str | None = None
+    memory: Size | None = None
+    fraction: float | None = None
+    mig_profile: str | None = None
+
+
+class Limits(Splat):
+    cpus_per_task: Cpu | None = None
+    memory_per_task: Size | None = None
+
+
+class Resources(Splat):
+    cpus_per_task: Cpu | None = None
+    memory_per_task: Size | None = None
+    tasks: PosInt | None = None
+    nodes: PosInt | None = None
+    tasks_per_node: PosInt | None = None
+    gpu: Gpu | None = None
+    disk_per_task: Size | None = None
+    generic_resources: dict[str, Count] | None = None
+    limits: Limits | None = None
+
+
+# ── spec.execution ────────────────────────────────────────────────────────────────────────
+
+
+class Container(Splat):
+    image: str | None = None
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
+    image_pull_secrets: list[str] | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+
+
+class SecretEnv(Splat):
+    name: str
+    secret_name: str
+    secret_key: str
+
+
+class ConfigMapEnv(Splat):
+    name: str
+    config_map_name: str
+    config_map_key: str
+
+
+class Environment(Splat):
+    vars: dict[str, str] | None = None
+    secrets: list[SecretEnv] | None = None
+    config_maps: list[ConfigMapEnv] | None = None
+    inherit_from_submitter: bool | None = None
+
+
+class Execution(Splat):
+    container: Container | None = None
+    script: str | None = None
+    executable: str | None = None
+    arguments: str | None = None
+    shell: str | None = None
+    working_dir: str | None = None
+    environment: Environment | None = None
+    stdin: str | None = None
+
+
+# ── spec.output ───────────────────────────────────────────────────────────────────────────
+
+
+class Output(Splat):
+    stdout: Template | None = None
+    stderr: Template | None = None
+    merge_stderr: bool | None = None
+    open_mode: Literal["truncate", "append"] | None = None
+
+
+# ── spec.gang / array / dependencies / lifecycle ──────────────────────────────────────────
+
+
+class Gang(Splat):
+    min_available: PosInt | None = None
+    style: Literal["soft", "hard"] | None = None
+    timeout: Duration | None = None
+
+
+class Array(Splat):
+    indices: IndexSpec | None = None
+    max_concurrent: PosInt | None = None
+
+
+DependencyScheme = Literal["afterok", "afternotok", "afterany", "after", "singleton", "begin_time"]
+
+
+class Dependency(Splat):
+    scheme: DependencyScheme | None = None
+    value: str | None = None
+    count: PosInt | None = None
+
+
+class Lifecycle(Splat):
+    max_retries: NonNegInt | None = None
+    requeue_on_failure: bool | None = None
+    success_exit_codes: list[Annotated[int, msgspec.Meta(ge=0, le=255)]] | None = None
+    ttl_after_finished: Duration | None = None
+
+
+# ── spec.placement ────────────────────────────────────────────────────────────────────────
+
+
+class Placement(Splat):
+    node_selector: dict[str, str] | None = None
+    tolerations: list[dict[str, Any]] | None = None
+    affinity: dict[str, Any] | None = None
+    topology_spread: list[dict[str, Any]] | None = None
+    topology: Literal["scatter", "pack", "free"] | None = None
+    group_by: str | None = None
+    constraint: str | None = None
+    prefer: str | None = None
+    exclusive: bool | None = None
+    node_pools: list[str] | None = None
+
+
+# ── spec.notifications / fileStaging / volumes ────────────────────────────────────────────
+
+NotificationEvent = Literal[
+    "begin", "end", "fail", "requeue", "time_limit_50", "time_limit_80", "time_limit_90"
+]
+
+
+class Notifications(Splat):
+    email: str | None = None
+    events: list[NotificationEvent] | None = None
+
+
+class StagedFile(Splat):
+    src: str
+    dst: str
+
+
+class EmbeddedFile(Splat):
+    name: str
+    content: str
+    encoding: Literal["utf-8", "base64"] | None = None
+    permissions: str | None = None
+
+
+class FileStaging(Splat):
+    inputs: list[StagedFile] | None = None
+    outputs: list[StagedFile] | None = None
+    embedded_files: list[EmbeddedFile] | None = None
+    transfer_policy: Literal["always", "if_needed", "never"] | None = None
+    checkpoint_files: list[str] | None = None
+
+
+class Nfs(Splat):
+    server: str
+    path: str
+
+
+class Volume(Splat):
+    name: str
+    mount_path: str
+    read_only: bool | None = None
+    pvc: str | None = None
+    config_map: str | None = None
+    secret: str | None = None
+    host_path: str | None = None
+    empty_dir: bool | None = None
+    nfs: Nfs | None = None
+
+
+VOLUME_SOURCES: Final = ("pvc", "config_map", "secret", "host_path", "empty_dir", "nfs")
+
+
+# ── spec.tasks ────────────────────────────────────────────────────────────────────────────
+
+
+class TaskPolicy(Splat):
+    event: str
+    action: str
+    timeout: Duration | None = None
+
+
+class TaskLifecycle(Splat):
+    max_retries: NonNegInt | None = None
+    policies: list[TaskPolicy] | None = None
+
+
+class TaskRef(Splat):
+    name: str
+
+
+class Task(Splat):
+    name: str
+    replicas: PosInt | None = None
+    min_replicas: NonNegInt | None = None
+    resources: Resources | None = None
+    execution: Execution | None = None
+    lifecycle: TaskLifecycle | None = None
+    placement: Placement | None = None
+    depends_on: list[TaskRef] | None = None
+
+
+# ── spec.extensions ───────────────────────────────────────────────────────────────────────
+
+
+class SlurmHetComponent(Splat):
+    resources: Resources | None = None
+    schedule: Schedule | None = None
+    execution: Execution | None = None
+    placement: Placement | None = None
+
+
+class SlurmExt(Ext):
+    partition: str | None = None
+    mpi: str | None = (
+        None  # the specification lists pmix_v4 | openmpi | pmi2 | none; sites add more
+    )
+    burst_buffer: str | None = None
+    burst_buffer_file: str | None = None
+    time_min: Duration | None = None
+    wckey: str | None = None
+    profile: list[str] | None = None
+    switches: PosInt | None = None
+    switches_max_wait: Duration | None = None
+    kill_on_bad_exit: bool | None = None
+    spread_job: bool | None = None
+    no_kill: bool | None = None
+    overcommit: bool | None = None
+    sockets_per_node: PosInt | None = None
+    cores_per_socket: PosInt | None = None
+    threads_per_core: PosInt | None = None
+    ntasks_per_socket: PosInt | None = None
+    ntasks_per_core: PosInt | None = None
+    ntasks_per_gpu: PosInt | None = None
+    cpus_per_gpu: PosInt | None = None
+    mem_per_gpu: Size | None = None
+    gpu_bind: str | None = None  # closest | none | single:N | map_gpu:… | mask_gpu:…
+    gres_flags: str | None = None
+    network: str | None = None
+    het_components: list[SlurmHetComponent] | None = None
+
+
+class PbsExt(Ext):
+    place: str | None = None
+    stagein: list[str] | None = None
+    stageout: list[str] | None = None
+    aoe: str | None = None
+    checkpoint_interval: NonNegInt | None = None
+    mpiprocs_per_chunk: PosInt | None = None
+    ompthreads_per_chunk: PosInt | None = None
+    mixed_chunks: str | None = None
+
+
+class LsfComputeUnit(Ext):
+    type: Literal["rack", "chassis", "enclosure", "switch"] | None = None
+    policy: Literal["pack", "balance", "any"] | None = None
+    max_units: PosInt | None = None
+    exclusive: bool | None = None
+
+
+class LsfExt(Ext):
+    app_profile: str | None = None
+    service_class: str | None = None
+    license_project: str | None = None
+    rusage_string: str | None = None
+    compute_unit: LsfComputeUnit | None = None
+    same_resource: list[str] | None = None
+    order_expression: str | None = None
+    autoresizable: bool | None = None
+    frequency: str | None = None
+    pre_exec: str | None = None
+    post_exec: str | None = None
+    cpu_time_limit: Duration | None = None
+    stack_limit: Size | None = None
+    thread_limit: PosInt | None = None
+    run_window: str | None = None
+    gpu_options: str | None = None
+
+
+HtcondorUniverse = Literal[
+    "vanilla", "docker", "container", "parallel", "java", "vm", "grid", "local", "scheduler"
+]
+
+
+class HtcondorExt(Ext):
+    universe: HtcondorUniverse | None = None
+    requirements: str | None = None
+    rank: str | None = None
+    periodic_hold: str | None = None
+    periodic_hold_reason: str | None = None
+    periodic_hold_subcode: int | None = None
+    periodic_release: str | None = None
+    periodic_remove: str | None = None
+    periodic_vacate: str | None = None
+    on_exit_hold: str | None = None
+    on_exit_remove: str | None = None
+    checkpoint_exit_code: int | None = msgspec.field(default=None, name="checkpointExitCode")
+    concurrency_limits: list[str] | None = None
+    max_materialize: PosInt | None = None
+    max_idle: PosInt | None = None
+    retry_request_memory: list[Size] | None = None
+    retry_request_disk: list[Size] | None = None
+    project_name: str | None = None
+    accounting_group: str | None = None
+    batch_name: str | None = None
+    log: str | None = None
+    keep_claim_idle: NonNegInt | None = None
+    stream_output: bool | None = None
+    stream_error: bool | None = None
+    encrypt_input_files: list[str] | None = None
+    encrypt_output_files: list[str] | None = None
+    transfer_output_remaps: dict[str, str] | None = None
+    output_destination: str | None = None
+    grid_resource: str | None = None
+    machine_count: PosInt | None = None
+    dagman: dict[str, Any] | None = None
+
+
+class FluxSymbolicDependency(Ext):
+    scheme: str
+    value: str
+    type: Literal["in", "out", "inout"] | None = None
+    scope: Literal["user", "global"] | None = None
+
+
+class FluxEmbeddedFile(Ext, kw_only=True):
+    encoding: Literal["utf-8", "base64"] | None = None
+    data: str
+    size: NonNegInt | None = None
+
+
+class FluxCountExpression(Ext):
+    min: NonNegInt | None = None
+    max: NonNegInt | None = None
+    operator: Literal["+", "*", "^"] | None = None
+    operand: int | None = None
+
+
+class FluxExt(Ext):
+    bank: str | None = None
+    urgency: Annotated[int, msgspec.Meta(ge=0, le=31)] | None = None
+    resource_graph: list[dict[str, Any]] | None = None
+    symbolic_dependencies: list[FluxSymbolicDependency] | None = None
+    embedded_files: dict[str, FluxEmbeddedFile] | None = msgspec.field(
+        default=None, name="embeddedFiles"
+    )
+    preemptible_after: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    count_expression: FluxCountExpression | None = None
+    constraints_spec: dict[str, Any] | None = None
+    shell_options: dict[str, Any] | None = None
+    user_attributes: dict[str, Any] | None = None
+
+
+class ArmadaIngress(Ext):
+    ports: list[Port] | None = None
+    tls_enabled: bool | None = None
+    cert_name: str | None = None
+    use_cluster_ip: bool | None = None
+    annotations: dict[str, str] | None = None
+
+
+class ArmadaService(Ext):
+    type: Literal["NodePort", "Headless"] | None = None
+    ports: list[Port] | None = None
+    name: str | None = None
+
+
+class ArmadaExt(Ext):
+    job_set_id: str | None = None
+    scheduler_name: str | None = None
+    ingress: list[ArmadaIngress] | None = None
+    services: list[ArmadaService] | None = None
+    namespace: str | None = None
+
+
+VolcanoPlugin = Literal[
+    "gang", "svc", "ssh", "env", "pytorch", "tensorflow", "mpi", "paddle", "mxnet", "ray"
+]
+VolcanoEvent = Literal[
+    "PodFailed",
+    "PodEvicted",
+    "PodPending",
+    "PodRunning",
+    "TaskCompleted",
+    "TaskFailed",
+    "Unknown",
+    "OutOfSync",
+    "CommandIssued",
+    "JobUpdated",
+    "*",
+]
+VolcanoAction = Literal[
+    "AbortJob",
+    "TerminateJob",
+    "CompleteJob",
+    "ResumeJob",
+    "RestartJob",
+    "RestartTask",
+    "RestartPod",
+    "RestartPartition",
+    "SyncJob",
+    "EnqueueJob",
+]
+
+
+class VolcanoPolicy(Ext, kw_only=True):
+    event: VolcanoEvent | None = None
+    action: VolcanoAction
+    timeout: Duration | None = None
+    events: list[VolcanoEvent] | None = None
+    exit_code: int | None = None
+
+
+class VolcanoExt(Ext):
+    min_success: PosInt | None = None
+    max_retry: NonNegInt | None = None
+    ttl_seconds: NonNegInt | None = None
+    running_estimate: Duration | None = None
+    plugins: list[VolcanoPlugin] | None = None
+    policies: list[VolcanoPolicy] | None = None
+    network_topology: dict[str, Any] | None = None
+
+
+class KueueReclaimPods(Ext):
+    pod_set_name: str
+    count: NonNegInt
+
+
+class KueueExt(Ext):
+    local_queue: str | None = None
+    workload_priority_class: str | None = None
+    max_execution_time: PosInt | None = None
+    min_count: PosInt | None = None
+    reclaim_pods: list[KueueReclaimPods] | None = None
+
+
+class YunikornExt(Ext):
+    app_id: str | None = None
+    disable_state_aware: bool | None = None
+    gang_scheduling_style: Literal["Soft", "Hard"] | None = None
+    gang_timeout: NonNegInt | None = None
+
+
+class RunaiExt(Ext):
+    project: str | None = None
+    department: str | None = None
+    interactive: bool | None = None
+    large_shm: bool | None = None
+    min_replicas: NonNegInt | None = msgspec.field(default=None, name="minReplicas")
+    max_replicas: PosInt | None = None
+    node_pools: list[str] | None = msgspec.field(default=None, name="nodePools")
+    mig_profile: str | None = msgspec.field(default=None, name="migProfile")
+    pod_group_policy: Literal["all", "none"] | None = None
+    run_as_user: bool | None = None
+    service_account: str | None = None
+
+
+class Extensions(Ext):
+    slurm: SlurmExt | None = None
+    pbs: PbsExt | None = None
+    lsf: LsfExt | None = None
+    htcondor: HtcondorExt | None = None
+    flux: FluxExt | None = None
+    armada: ArmadaExt | None = None
+    volcano: VolcanoExt | None = None
+    kueue: KueueExt | None = None
+    yunikorn: YunikornExt | None = None
+    runai: RunaiExt | None = None
+
+
+# ── spec / Job ────────────────────────────────────────────────────────────────────────────
+
+
+class Spec(Splat):
+    schedule: Schedule | None = None
+    resources: Resources | None = None
+    execution: Execution | None = None
+    tasks: list[Task] | None = None
+    gang: Gang | None = None
+    array: Array | None = None
+    dependencies: list[Dependency] | None = None
+    lifecycle: Lifecycle | None = None
+    placement: Placement | None = None
+    output: Output | None = None
+    notifications: Notifications | None = None
+    file_staging: FileStaging | None = None
+    volumes: list[Volume] | None = None
+    workload_type: Literal["training", "interactive", "inference", "batch"] | None = None
+    distributed_framework: (
+        Literal["pytorch", "tensorflow", "mpi", "horovod", "xgboost", "none"] | None
+    ) = None
+    extensions: Extensions | None = None
+
+
+class Job(Splat):
+    """A SPLAT job: ``apiVersion``, ``kind``, ``metadata``, ``spec``."""
+
+    api_version: Literal["bammm.io/v1alpha1"] = msgspec.field(name="apiVersion")
+    kind: Literal["Job"]
+    metadata: Metadata | None = None
+    spec: Spec | None = None
+
+
+def new_job(**spec: Any) -> Job:
+    """A job with the given ``spec`` fields (a convenience for tests and frontends).
+
+    >>> new_job(schedule=Schedule(queue="batch")).spec.schedule.queue
+    'batch'
+    """
+    return Job(api_version=API_VERSION, kind="Job", spec=Spec(**spec) if spec else None)

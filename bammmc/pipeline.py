@@ -1,0 +1,67 @@
+"""The compiler pipeline: text -> (frontend) -> IR -> (passes) -> IR -> (backend) -> files.
+
+Each stage is a pure function of its input; diagnostics are collected in a
+:class:`~bammmc.diagnostics.model.Reporter`. The CLI and the library API both call these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bammmc.backends import OutputFile
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.decode import MAX_NODES
+from bammmc.ir.job import Job
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
+from bammmc.ir.sourcemap import SourceMap
+from bammmc.passes import PassContext, run_passes
+from bammmc.registry import FORMATS, Format
+
+
+@dataclass
+class Options:
+    """Everything a conversion can be asked to do differently."""
+
+    band: PriorityBand = DEFAULT_BAND
+    batch: bool = False
+    max_nodes: int = MAX_NODES
+
+
+@dataclass
+class Compiled:
+    """One job through the front half of the pipeline."""
+
+    job: Job | None
+    source_map: SourceMap = field(default_factory=SourceMap)
+
+
+def get_format(name: str) -> Format:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        known = ", ".join(FORMATS)
+        raise ValueError(f"unknown format `{name}` (formats: {known})") from None
+
+
+def compile_text(
+    text: str, fmt: Format, reporter: Reporter, options: Options | None = None
+) -> list[Compiled]:
+    """Read ``text`` as ``fmt`` and run the passes. A job with errors comes back as ``None``."""
+    options = options or Options()
+    out: list[Compiled] = []
+    for read in fmt.reader().read(text, reporter, batch=options.batch, max_nodes=options.max_nodes):
+        job = read.job
+        if job is not None:
+            before = len([d for d in reporter.diagnostics if d.is_error])
+            ctx = PassContext(reporter, read.source_map, options.band)
+            job = run_passes(job, ctx)
+            if len([d for d in reporter.diagnostics if d.is_error]) > before:
+                job = None
+        out.append(Compiled(job, read.source_map))
+    return out
+
+
+def emit_job(job: Job, fmt: Format, reporter: Reporter) -> list[OutputFile]:
+    """Write ``job`` as ``fmt``."""
+    files: list[OutputFile] = fmt.writer().write(job)
+    return files

@@ -1,0 +1,97 @@
+"""The one list of formats: name, extensions, detection, and where its reader and writer live.
+
+The CLI, ``bammmc formats``, the docs and the tests are generated from :data:`FORMATS`; a format
+is listed only once it really reads and writes. Modules are imported only when a format is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from bammmc.diagnostics.model import Reporter
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+    frontend: str
+    backend: str
+    #: can hold several jobs in one file (``--batch``), joined by this separator
+    document_separator: str | None = None
+
+    def reader(self) -> ModuleType:
+        return importlib.import_module(self.frontend)
+
+    def writer(self) -> ModuleType:
+        return importlib.import_module(self.backend)
+
+    def sniff(self, text: str) -> bool:
+        sniffer: Callable[[str], bool] = self.reader().sniff
+        return sniffer(text)
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "splat",
+            "SPLAT YAML (apiVersion: bammm.io/v1alpha1), the IR's own text form",
+            (".splat.yaml", ".splat.yml", ".splat"),
+            "bammmc.frontends.splat",
+            "bammmc.backends.splat",
+            document_separator="---\n",
+        ),
+    )
+}
+
+
+def by_extension(path: str) -> Format | None:
+    """The format whose extension ends ``path`` (the longest match wins)."""
+    lowered = path.lower()
+    best: tuple[int, Format] | None = None
+    for fmt in FORMATS.values():
+        for ext in fmt.extensions:
+            if lowered.endswith(ext) and (best is None or len(ext) > best[0]):
+                best = (len(ext), fmt)
+    return best[1] if best else None
+
+
+def detect(path: str | None, text: str, reporter: Reporter) -> Format | None:
+    """The format of an input: by extension, else by content; E010 when neither tells."""
+    if not text.strip():
+        reporter.report("E001", "the input is empty", help="give a job file")
+        return None
+    if path:
+        fmt = by_extension(path)
+        if fmt is not None:
+            return fmt
+    matches = [fmt for fmt in FORMATS.values() if fmt.sniff(text)]
+    if len(matches) == 1:
+        return matches[0]
+    names = ", ".join(f"`{f}`" for f in FORMATS)
+    if matches:
+        candidates = ", ".join(f"`{f.name}`" for f in matches)
+        reporter.report(
+            "E010",
+            f"the input could be any of {candidates}",
+            help="name the format with `--from FORMAT`",
+        )
+        return None
+    reporter.report(
+        "E010",
+        "cannot tell the input's format",
+        notes=(
+            f"neither the file extension nor the content identifies a format; formats: {names}",
+        ),
+        help="name the format with `--from FORMAT`",
+    )
+    return None
+
+
+def target_for(path: str) -> Format | None:
+    return by_extension(path)
