@@ -60,9 +60,7 @@ def _parse(block: str) -> tuple[list[str], str | None, str, str, int]:
 def test_command(name: str, block: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     argv, stdin, out, err, status = _parse(block)
-    result = CliRunner().invoke(
-        main, argv, input=stdin, catch_exceptions=False, prog_name="bammmc"
-    )
+    result = CliRunner().invoke(main, argv, input=stdin, catch_exceptions=False, prog_name="bammmc")
     assert result.stderr == err, f"stderr of {name}"
     assert result.stdout == out, f"stdout of {name}"
     assert result.exit_code == status, f"exit status of {name}"

@@ -142,19 +142,25 @@ class Decoder:
 
     def _wrong_type(self, node: Node, t: mi.Type, path: str) -> Invalid:
         help_text = None
-        if (isinstance(t, mi.BoolType) or (
-            isinstance(t, mi.UnionType) and any(isinstance(x, mi.BoolType) for x in t.types)
-        )) and node.kind == "scalar" and str(node.text).lower() in (
-            "yes",
-            "no",
-            "on",
-            "off",
-            "y",
-            "n",
-        ):
-            help_text = (
-                "write `true` or `false` (SPLAT reads YAML 1.2, where `yes` is a string)"
+        if (
+            (
+                isinstance(t, mi.BoolType)
+                or (
+                    isinstance(t, mi.UnionType) and any(isinstance(x, mi.BoolType) for x in t.types)
+                )
             )
+            and node.kind == "scalar"
+            and str(node.text).lower()
+            in (
+                "yes",
+                "no",
+                "on",
+                "off",
+                "y",
+                "n",
+            )
+        ):
+            help_text = "write `true` or `false` (SPLAT reads YAML 1.2, where `yes` is a string)"
         if help_text is None and node.kind == "scalar" and isinstance(node.value, str):
             if isinstance(t, mi.ListType):
                 help_text = f"write a list: `[{node.text}]`"
@@ -255,7 +261,7 @@ class Decoder:
             if isinstance(v, float) and not math.isfinite(v):
                 raise self._wrong_type(node, t, path)
             self._check_range(node, t, v, path)
-            return float(v)
+            return v  # an int stays an int, so `3600` is written back as `3600`
         if isinstance(t, mi.LiteralType):
             if v in t.values and not isinstance(v, bool):
                 return v
@@ -274,7 +280,8 @@ class Decoder:
         if isinstance(t, mi.CustomType) and issubclass(t.cls, Value):
             if v is None or isinstance(v, bool):
                 raise self._wrong_type(node, t, path)
-            raw: str | int | float = v if plain and isinstance(v, int | float) else node.text
+            numeric = plain and isinstance(v, int | float) and t.cls.NUMERIC
+            raw: str | int | float = v if numeric else node.text
             try:
                 return t.cls.parse(raw)
             except ValueSyntaxError as exc:

@@ -10,8 +10,6 @@ Siblings: ``frontends/splat.py`` reads this model from YAML, ``backends/splat.py
 ``passes/validate.py`` checks the specification's cross-field rules.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Final, Literal
 
 import msgspec

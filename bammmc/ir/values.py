@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -229,6 +230,8 @@ class Value:
 
     __slots__ = ("raw",)
     KIND: ClassVar[str] = "value"
+    #: whether a YAML number is a valid spelling (a template written `123` is the string "123")
+    NUMERIC: ClassVar[bool] = True
     raw: str | int | float
 
     def __init__(self, raw: str | int | float) -> None:
@@ -238,7 +241,7 @@ class Value:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -431,7 +434,7 @@ class Duration(Value):
         text = _raw_text(raw)
         example = "`PT2H30M`, `2:30:00`, `150m` or `9000` (seconds)"
         tree = _parse_tree(text, "duration", "E106", "a duration", example)
-        seconds = _duration_seconds(tree.children[0], text)  # type: ignore[arg-type]
+        seconds = _duration_seconds(tree.children[0], text)
         value = cls(raw)
         _set(value, seconds=seconds)
         return value
@@ -502,13 +505,20 @@ def _duration_seconds(node: Tree[Token] | Token, text: str) -> int | None:
             rest = rest + [0] * (3 - len(rest))
             total = Fraction(days * 86400 + rest[0] * 3600 + rest[1] * 60 + rest[2])
             _check_sexagesimal(rest[1:], text)
+            if rest[0] >= 24:
+                raise ValueSyntaxError(
+                    "E106",
+                    f"hours must be below 24 after the days in duration `{text}`",
+                    help="carry whole days into the day field, e.g. `2-01:00:00` for 49 hours",
+                )
         elif len(fields) == 1:
             total = Fraction(fields[0])
         elif len(fields) == 2:
             raise ValueSyntaxError(
                 "E106",
                 f"two-field duration `{text}` is ambiguous",
-                help=f"write `0:{text}` for minutes:seconds or `{text}:00` for hours:minutes",
+                help=f"write `0:{fields[0]:02d}:{fields[1]:02d}` for minutes:seconds or "
+                f"`{fields[0]}:{fields[1]:02d}:00` for hours:minutes",
             )
         elif len(fields) == 3:
             _check_sexagesimal(fields[1:], text)
@@ -526,7 +536,7 @@ def _duration_seconds(node: Tree[Token] | Token, text: str) -> int | None:
                     "E106",
                     f"unit `{unit_tok}` appears twice in duration `{text}`",
                     start=start,
-                    end=start + len(unit_tok),  # type: ignore[arg-type]
+                    end=start + len(str(unit_tok)),
                 )
             seen.add(unit)
             total += _number(number) * _DURATION_UNITS[unit]  # type: ignore[arg-type]
@@ -611,6 +621,12 @@ class IndexSpec(Value):
                     yield i
 
     def __len__(self) -> int:
+        """The number of distinct indices, computed without enumerating disjoint ranges
+        (``0-999999999`` costs nothing)."""
+        ordered = sorted(self.ranges)
+        disjoint = all(a[1] < b[0] for a, b in itertools.pairwise(ordered))
+        if disjoint:
+            return sum((end - start) // step + 1 for start, end, step in ordered)
         return sum(1 for _ in self)
 
     def indices(self) -> list[int]:
@@ -639,6 +655,7 @@ class Template(Value):
 
     __slots__ = ("parts",)
     KIND = "template"
+    NUMERIC = False
     parts: tuple[tuple[str, str], ...]
 
     @classmethod
@@ -696,7 +713,39 @@ class Template(Value):
         return "".join(escape(s) if kind == "text" else mapping[s] for kind, s in self.parts)
 
 
-_SIGNALS: Final = ["HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS"]
+_SIGNALS: Final = [
+    "HUP",
+    "INT",
+    "QUIT",
+    "ILL",
+    "TRAP",
+    "ABRT",
+    "BUS",
+    "FPE",
+    "KILL",
+    "USR1",
+    "SEGV",
+    "USR2",
+    "PIPE",
+    "ALRM",
+    "TERM",
+    "STKFLT",
+    "CHLD",
+    "CONT",
+    "STOP",
+    "TSTP",
+    "TTIN",
+    "TTOU",
+    "URG",
+    "XCPU",
+    "XFSZ",
+    "VTALRM",
+    "PROF",
+    "WINCH",
+    "IO",
+    "PWR",
+    "SYS",
+]
 
 
 class Signal(Value):
@@ -708,6 +757,7 @@ class Signal(Value):
 
     __slots__ = ("name", "number", "seconds")
     KIND = "signal"
+    NUMERIC = False
     name: str | None
     number: int
     seconds: int
@@ -753,6 +803,7 @@ class DateTime(Value):
 
     __slots__ = ("value",)
     KIND = "datetime"
+    NUMERIC = False
     value: _dt.datetime
 
     @classmethod

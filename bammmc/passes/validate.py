@@ -10,7 +10,7 @@ import binascii
 from collections.abc import Iterator
 
 from bammmc.diagnostics.suggest import did_you_mean
-from bammmc.ir.job import VOLUME_SOURCES, Execution, Job, Resources, Spec
+from bammmc.ir.job import VOLUME_SOURCES, Execution, Job, Resources, Schedule, Spec
 from bammmc.ir.values import DateTime, ValueSyntaxError
 from bammmc.passes import PassContext
 
@@ -115,14 +115,23 @@ def _resources(spec: Spec, ctx: PassContext) -> None:
 
 
 def _schedule(spec: Spec, ctx: PassContext) -> None:
-    sched = spec.schedule
-    if sched is None:
-        return
+    schedules = [("spec.schedule", spec.schedule)]
+    if spec.extensions and spec.extensions.slurm:
+        schedules += [
+            (f"spec.extensions.slurm.het_components[{i}].schedule", comp.schedule)
+            for i, comp in enumerate(spec.extensions.slurm.het_components or ())
+        ]
+    for path, sched in schedules:
+        if sched is not None:
+            _one_schedule(path, sched, ctx)
+
+
+def _one_schedule(path: str, sched: Schedule, ctx: PassContext) -> None:
     if sched.queue is not None and sched.partition is not None and sched.queue != sched.partition:
         ctx.report(
             "E115",
             f"`partition` `{sched.partition}` differs from `queue` `{sched.queue}`",
-            "spec.schedule.partition",
+            f"{path}.partition",
             notes=("`partition` is an alias of `queue`",),
             help="set only one of them",
         )
@@ -130,7 +139,7 @@ def _schedule(spec: Spec, ctx: PassContext) -> None:
         ctx.report(
             "E116",
             f"priority {sched.priority} is outside the band {ctx.band}",
-            "spec.schedule.priority",
+            f"{path}.priority",
             at="value",
             help=f"use a value from {ctx.band.low} to {ctx.band.high}, or widen the band "
             "with `--priority-range MIN:MAX`",

@@ -76,6 +76,16 @@ IDENTITY = [
         HEAD + "spec:\n  placement:\n    tolerations:\n    - key: gpu\n      operator: Exists\n",
     ),
     (
+        "a number in a string-only value is a string",
+        HEAD + "spec:\n  output:\n    stdout: 123\n",
+        HEAD + "spec:\n  output:\n    stdout: '123'\n",
+    ),
+    (
+        "an integer in a number field stays an integer",
+        HEAD + "spec:\n  resources:\n    gpu:\n      fraction: 1\n",
+        HEAD + "spec:\n  resources:\n    gpu:\n      fraction: 1\n",
+    ),
+    (
         "non-ASCII stays readable",
         HEAD + "metadata:\n  name: café-模型\n",
         HEAD + "metadata:\n  name: café-模型\n",
@@ -193,6 +203,12 @@ ERRORS = [
         "queue vs partition",
         HEAD + "spec:\n  schedule:\n    queue: a\n    partition: b\n",
         [("E115", 6, 5, "spec.schedule.partition")],
+    ),
+    (
+        "queue vs partition in a het component",
+        HEAD + "spec:\n  extensions:\n    slurm:\n      het_components:\n      - schedule:\n"
+        "          queue: a\n          partition: b\n",
+        [("E115", 9, 11, "spec.extensions.slurm.het_components[0].schedule.partition")],
     ),
     (
         "priority band",

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m pytest benchmarks --benchmark-enable` (see docs/performance.md)."""

@@ -1,0 +1,100 @@
+"""Speed of bammmc: start-up, parse+emit per format and example, hostile inputs, big jobs.
+
+    python -m pytest benchmarks --benchmark-enable --benchmark-columns=median,min,max,rounds
+
+Parametrized over the registry, so a new format is benchmarked for free.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+import bammmc
+from bammmc.registry import FORMATS
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_parse_emit(benchmark: BenchmarkFixture, example: Path, fmt: str) -> None:
+    text = example.read_text()
+
+    def run() -> str:
+        job, _ = bammmc.parse(text, "splat")
+        assert job is not None
+        return bammmc.emit(job, fmt)[0]
+
+    assert benchmark(run)
+
+
+def test_many_tasks(benchmark: BenchmarkFixture) -> None:
+    """A generated worst case: 2,000 tasks with resources, each checked and emitted."""
+    tasks = "".join(
+        f"  - name: t{i}\n    replicas: 2\n    resources:\n      cpusPerTask: 2\n"
+        f"      memoryPerTask: 4Gi\n"
+        for i in range(2000)
+    )
+    text = "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  tasks:\n" + tasks
+
+    def run() -> str:
+        job, diags = bammmc.parse(text, "splat")
+        assert job is not None and not diags
+        return bammmc.emit(job, "splat")[0]
+
+    assert benchmark(run)
+
+
+def _wall(args: list[str], runs: int = 10) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(args, cwd=ROOT, capture_output=True, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def test_cli_startup_simple_job(benchmark: BenchmarkFixture) -> None:
+    """`bammmc examples/simple-job.yaml --to splat`, wall time, median of 10 (goal: < 150 ms)."""
+    args = [sys.executable, "-m", "bammmc", "examples/simple-job.yaml", "--to", "splat"]
+    median = benchmark.pedantic(_wall, args=(args,), rounds=1, iterations=1)
+    benchmark.extra_info["median_s"] = median
+
+
+def test_import_cli(benchmark: BenchmarkFixture) -> None:
+    """`import bammmc.cli` in a fresh interpreter (the CLI's fixed cost)."""
+    args = [sys.executable, "-c", "import bammmc.cli"]
+    median = benchmark.pedantic(_wall, args=(args,), rounds=1, iterations=1)
+    benchmark.extra_info["median_s"] = median
+
+
+@pytest.mark.parametrize("kind", ["50MB", "alias-bomb"])
+def test_hostile_inputs(benchmark: BenchmarkFixture, kind: str, tmp_path: Path) -> None:
+    """Rejected within a second (the foundation issue's goal)."""
+    path = tmp_path / "job.splat.yaml"
+    if kind == "50MB":
+        path.write_bytes(b"apiVersion: bammm.io/v1alpha1\n#" + b"x" * 50_000_000)
+    else:
+        lines = [
+            "apiVersion: bammm.io/v1alpha1",
+            "kind: Job",
+            "spec:",
+            "  placement:",
+            "    affinity:",
+            "      a0: &a0 [x, x, x, x, x, x, x, x, x]",
+        ]
+        for i in range(1, 10):
+            lines.append(f"      a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+        path.write_text("\n".join(lines) + "\n")
+    args = [sys.executable, "-m", "bammmc", "check", str(path)]
+    median = benchmark.pedantic(_wall, args=(args, 3), rounds=1, iterations=1)
+    benchmark.extra_info["median_s"] = median
+    assert median < 1.0

@@ -1,0 +1,122 @@
+"""CLI behaviour that the command tests in tests/cli/*.md cannot show (files, processes, colour)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from bammmc.cli import main
+
+ROOT = Path(__file__).parent.parent
+HEAD = "apiVersion: bammm.io/v1alpha1\nkind: Job\n"
+
+
+def test_a_file_named_like_a_subcommand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("check").write_text(HEAD + "metadata:\n  name: x\n")
+    result = CliRunner().invoke(main, ["./check", "--to", "splat"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == HEAD + "metadata:\n  name: x\n"
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    out = tmp_path / "out.splat.yaml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bammmc", "examples/simple-job.yaml", "-o", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().startswith("apiVersion: bammm.io/v1alpha1\nkind: Job\n")
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and "0.1.0" in result.stdout
+
+
+def test_output_to_stdout_with_dash() -> None:
+    result = CliRunner().invoke(main, ["examples/simple-job.yaml", "--to", "splat", "-o", "-"])
+    assert result.exit_code == 0 and result.stdout.startswith("apiVersion:")
+
+
+def test_target_from_output_extension(tmp_path: Path) -> None:
+    out = tmp_path / "x.splat.yaml"
+    result = CliRunner().invoke(main, [str(ROOT / "examples/simple-job.yaml"), "-o", str(out)])
+    assert result.exit_code == 0 and out.is_file()
+    bad = CliRunner().invoke(main, [str(ROOT / "examples/simple-job.yaml"), "-o", "x.txt"])
+    assert bad.exit_code == 2 and "cannot tell the target format" in bad.stderr
+
+
+def test_colour_only_when_asked() -> None:
+    bad = HEAD + "spec:\n  resources:\n    cpuPerTask: 4\n"
+    plain = CliRunner().invoke(main, ["check", "--from", "splat", "-"], input=bad)
+    assert "\x1b[" not in plain.stderr
+    coloured = CliRunner().invoke(main, ["check", "--color", "--from", "splat", "-"], input=bad)
+    assert "\x1b[" in coloured.stderr
+    assert "cpuPerTask" in coloured.stderr
+
+
+def test_schema_is_valid_json_schema() -> None:
+    result = CliRunner().invoke(main, ["schema"])
+    schema = json.loads(result.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert "Job" in json.dumps(schema)
+
+
+def test_formats_lists_the_registry() -> None:
+    result = CliRunner().invoke(main, ["formats"])
+    assert result.exit_code == 0
+    assert result.stdout.split()[0] == "splat"
+
+
+def test_explain_lists_fields() -> None:
+    result = CliRunner().invoke(main, ["examples/simple-job.yaml", "--to", "splat", "--explain"])
+    assert result.exit_code == 0
+    assert "spec.resources.cpusPerTask" in result.stderr
+    assert result.stderr.rstrip().splitlines()[-1].startswith("splat: ")
+    assert " 0 approximated, 0 lost" in result.stderr
+
+
+def test_sarif_is_valid_shape() -> None:
+    bad = HEAD + "spec:\n  resources:\n    cpuPerTask: 4\n"
+    result = CliRunner().invoke(main, ["check", "--diagnostics", "sarif", "-"], input=bad)
+    log = json.loads(result.stdout if result.stdout else result.stderr)
+    assert log["version"] == "2.1.0"
+    (run,) = log["runs"]
+    (res,) = run["results"]
+    assert res["ruleId"] == "E101" and res["level"] == "error"
+    region = res["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (5, 5)
+    assert run["tool"]["driver"]["rules"][0]["id"] == "E101"
+
+
+def test_strict_has_nothing_to_promote_for_splat() -> None:
+    result = CliRunner().invoke(main, ["examples/array-job.yaml", "--to", "splat", "--strict"])
+    assert result.exit_code == 0
+
+
+def test_check_exit_status_and_summary(tmp_path: Path) -> None:
+    good = tmp_path / "good.splat.yaml"
+    good.write_text(HEAD)
+    warn = tmp_path / "warn.splat.yaml"
+    warn.write_text(
+        HEAD + "spec:\n  resources:\n    tasks: 1\n  tasks:\n  - name: a\n    resources:\n"
+        "      tasks: 2\n"
+    )
+    bad = tmp_path / "bad.splat.yaml"
+    bad.write_text("kind: Job\n")
+    ok = CliRunner().invoke(main, ["check", str(good), str(warn)])
+    assert ok.exit_code == 0
+    assert "checked 2 files: 1 clean, 1 with warnings, 0 with errors" in ok.stderr
+    failing = CliRunner().invoke(main, ["check", str(good), str(bad)])
+    assert failing.exit_code == 1
+    assert "1 with errors" in failing.stderr
