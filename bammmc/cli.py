@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -169,6 +168,19 @@ def _is_failure(diagnostics: Sequence[Any], strict: bool) -> bool:
     return any(d.is_error or (strict and d.code[:2] in ("W2", "W3")) for d in diagnostics)
 
 
+def _fail(
+    printer: _Printer, status: int, code: str, message: str, help: str, file: str
+) -> NoReturn:
+    """Report one diagnostic that is not about the input's content, print all, and exit."""
+    from bammmc.diagnostics.model import Reporter
+
+    reporter = Reporter(file)
+    reporter.report(code, message, help=help)
+    printer.add(reporter.diagnostics, None, None)
+    printer.flush()
+    sys.exit(status)
+
+
 def _usage(message: str) -> NoReturn:
     click.echo(f"bammmc: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
@@ -202,6 +214,8 @@ def _compile_input(
 def _write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and a rename,
     so a failure never leaves a partial file and an existing file stays untouched."""
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".bammmc-", dir=directory)
     try:
@@ -267,17 +281,14 @@ def convert_cmd(
     target = get_format(dst.lower())
     printer = _Printer(diag_format, color)
     if output and _same_file(input_path, output):
-        from bammmc.diagnostics.model import Reporter
-
-        reporter = Reporter(output)
-        reporter.report(
+        _fail(
+            printer,
+            EXIT_USAGE,
             "E013",
             f"the output `{output}` is the input file",
-            help="write the conversion to another path",
+            "write the conversion to another path",
+            output,
         )
-        printer.add(reporter.diagnostics, None, None)
-        printer.flush()
-        sys.exit(EXIT_USAGE)
 
     compiled, diagnostics, text, name = _compile_input(input_path, src, band, max_input_size, batch)
     printer.add(diagnostics, name, text)
@@ -315,15 +326,14 @@ def convert_cmd(
         try:
             _write_atomic(output, out_text)
         except OSError as exc:
-            err = Reporter(output)
-            err.report(
+            _fail(
+                printer,
+                EXIT_ERRORS,
                 "E014",
                 f"cannot write `{output}`: {exc.strerror or exc}",
-                help="check that the directory exists and is writable",
+                "check that the directory exists and is writable",
+                output,
             )
-            printer.add(err.diagnostics, None, None)
-            printer.flush()
-            sys.exit(EXIT_ERRORS)
     else:
         sys.stdout.write(out_text)
         sys.stdout.flush()

@@ -8,9 +8,10 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
+from typing import Any
 
 from bammmc.diagnostics.suggest import did_you_mean
-from bammmc.ir.job import VOLUME_SOURCES, Execution, Job, Resources, Schedule, Spec
+from bammmc.ir.job import VOLUME_SOURCES, Job, Schedule, Spec
 from bammmc.ir.values import DateTime, ValueSyntaxError
 from bammmc.passes import PassContext
 
@@ -31,32 +32,22 @@ def validate(job: Job, ctx: PassContext) -> Job:
     return job
 
 
-def _executions(spec: Spec) -> Iterator[tuple[str, Execution]]:
-    if spec.execution is not None:
-        yield "spec.execution", spec.execution
+def _blocks(spec: Spec, name: str) -> Iterator[tuple[str, Any]]:
+    """Every ``name`` block (``execution``, ``resources``, ``schedule``…) of the job: the top
+    level, each task, each Slurm het component — with its field path."""
+    if getattr(spec, name, None) is not None:
+        yield f"spec.{name}", getattr(spec, name)
     for i, task in enumerate(spec.tasks or ()):
-        if task.execution is not None:
-            yield f"spec.tasks[{i}].execution", task.execution
+        if getattr(task, name, None) is not None:
+            yield f"spec.tasks[{i}].{name}", getattr(task, name)
     if spec.extensions and spec.extensions.slurm:
         for i, comp in enumerate(spec.extensions.slurm.het_components or ()):
-            if comp.execution is not None:
-                yield f"spec.extensions.slurm.het_components[{i}].execution", comp.execution
-
-
-def _all_resources(spec: Spec) -> Iterator[tuple[str, Resources]]:
-    if spec.resources is not None:
-        yield "spec.resources", spec.resources
-    for i, task in enumerate(spec.tasks or ()):
-        if task.resources is not None:
-            yield f"spec.tasks[{i}].resources", task.resources
-    if spec.extensions and spec.extensions.slurm:
-        for i, comp in enumerate(spec.extensions.slurm.het_components or ()):
-            if comp.resources is not None:
-                yield f"spec.extensions.slurm.het_components[{i}].resources", comp.resources
+            if getattr(comp, name, None) is not None:
+                yield f"spec.extensions.slurm.het_components[{i}].{name}", getattr(comp, name)
 
 
 def _execution(spec: Spec, ctx: PassContext) -> None:
-    for path, ex in _executions(spec):
+    for path, ex in _blocks(spec, "execution"):
         if ex.script is not None and ex.executable is not None:
             ctx.report(
                 "E112",
@@ -93,7 +84,7 @@ def _volumes(spec: Spec, ctx: PassContext) -> None:
 
 
 def _resources(spec: Spec, ctx: PassContext) -> None:
-    for path, res in _all_resources(spec):
+    for path, res in _blocks(spec, "resources"):
         gpu = res.gpu
         if gpu is not None and gpu.fraction is not None and not 0 < gpu.fraction <= 1:
             ctx.report(
@@ -115,15 +106,8 @@ def _resources(spec: Spec, ctx: PassContext) -> None:
 
 
 def _schedule(spec: Spec, ctx: PassContext) -> None:
-    schedules = [("spec.schedule", spec.schedule)]
-    if spec.extensions and spec.extensions.slurm:
-        schedules += [
-            (f"spec.extensions.slurm.het_components[{i}].schedule", comp.schedule)
-            for i, comp in enumerate(spec.extensions.slurm.het_components or ())
-        ]
-    for path, sched in schedules:
-        if sched is not None:
-            _one_schedule(path, sched, ctx)
+    for path, sched in _blocks(spec, "schedule"):
+        _one_schedule(path, sched, ctx)
 
 
 def _one_schedule(path: str, sched: Schedule, ctx: PassContext) -> None:
