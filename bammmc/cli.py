@@ -145,7 +145,10 @@ class _Printer:
         self.diagnostics.extend(diagnostics)
 
     def flush(self) -> None:
+        from bammmc.diagnostics.model import sort_key
+
         diags, self.diagnostics = self.diagnostics, []
+        diags.sort(key=lambda d: (d.span.file or "" if d.span else "", *sort_key(d)))
         if self.diag_format == "json":
             from bammmc.diagnostics.render import json as render_json
 
@@ -302,7 +305,7 @@ def convert_cmd(
     reporter = Reporter(name)
     pieces = []
     for c in compiled:
-        files = emit_job(c.job, target, reporter)
+        files = emit_job(c.job, target, reporter, c.source_map)
         pieces.append(files[0].text)
     if len(pieces) > 1 and target.document_separator is None:
         reporter.report(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from bammmc.backends import OutputFile
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.decode import MAX_NODES
@@ -49,7 +51,15 @@ def compile_text(
     """Read ``text`` as ``fmt`` and run the passes. A job with errors comes back as ``None``."""
     options = options or Options()
     out: list[Compiled] = []
-    for read in fmt.reader().read(text, reporter, batch=options.batch, max_nodes=options.max_nodes):
+    lowering = fmt.lowerer()
+    if lowering is None:
+        reads = fmt.reader().read(text, reporter, batch=options.batch, max_nodes=options.max_nodes)
+    else:
+        from bammmc.frontends.splat import Read
+
+        job, source_map = lowering.lower(fmt.reader().scan(text, reporter), reporter)
+        reads = [Read(job, source_map)]
+    for read in reads:
         job = read.job
         if job is not None:
             before = len([d for d in reporter.diagnostics if d.is_error])
@@ -61,7 +71,17 @@ def compile_text(
     return out
 
 
-def emit_job(job: Job, fmt: Format, reporter: Reporter) -> list[OutputFile]:
-    """Write ``job`` as ``fmt``."""
-    files: list[OutputFile] = fmt.writer().write(job)
+def emit_job(
+    job: Job, fmt: Format, reporter: Reporter, source_map: SourceMap | None = None
+) -> list[OutputFile]:
+    """Write ``job`` as ``fmt``. A backend's diagnostics about a field get the span of the
+    source text that set it, from ``source_map``."""
+    own = Reporter(reporter.file)
+    files: list[OutputFile] = fmt.writer().write(job, own)
+    for diag in own.diagnostics:
+        if diag.span is None and diag.field and source_map is not None:
+            span = source_map.key(diag.field)
+            if span is not None:
+                diag = msgspec.structs.replace(diag, span=span)
+        reporter.diagnostics.append(diag)
     return files

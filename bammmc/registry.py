@@ -21,11 +21,16 @@ class Format:
     extensions: tuple[str, ...]
     frontend: str
     backend: str
+    #: the lowering pass (format AST -> IR); ``None`` when the frontend reads the IR itself
+    lowering: str | None = None
     #: can hold several jobs in one file (``--batch``), joined by this separator
     document_separator: str | None = None
 
     def reader(self) -> ModuleType:
         return importlib.import_module(self.frontend)
+
+    def lowerer(self) -> ModuleType | None:
+        return importlib.import_module(self.lowering) if self.lowering else None
 
     def writer(self) -> ModuleType:
         return importlib.import_module(self.backend)
@@ -45,6 +50,14 @@ FORMATS: dict[str, Format] = {
             "bammmc.frontends.splat",
             "bammmc.backends.splat",
             document_separator="---\n",
+        ),
+        Format(
+            "slurm",
+            "Slurm sbatch script (#SBATCH directives), heterogeneous jobs included",
+            (".sbatch", ".slurm"),
+            "bammmc.frontends.slurm",
+            "bammmc.backends.slurm",
+            lowering="bammmc.passes.lower.slurm",
         ),
     )
 }

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from bammmc.backends import OutputFile
+from bammmc.diagnostics.model import Reporter
 from bammmc.ir.job import Job
 from bammmc.ir.values import Value
 
@@ -74,5 +75,5 @@ def dump_yaml(data: Any) -> str:
     return text
 
 
-def write(job: Job) -> list[OutputFile]:
+def write(job: Job, reporter: Reporter | None = None) -> list[OutputFile]:
     return [OutputFile(dump_yaml(to_builtins(job)))]

@@ -162,6 +162,18 @@ _ALL: Final[tuple[Code, ...]] = (
         _V + "metadata:\n  name: hello\n",
         argv=("{file}", "-o", "/nonexistent-bammmc-dir/out.splat.yaml"),
     ),
+    Code(
+        "E020",
+        "unreadable-directive",
+        "a scheduler directive that cannot be tokenized",
+        "A directive line has an unmatched quote (or another construct the scheduler's own "
+        "tokenizer rejects).",
+        'The scheduler refuses the whole script (sbatch: "Unmatched `"`"); there is no '
+        "defined reading of the line.",
+        "Close the quote, or escape a literal quote with a backslash.",
+        '#!/bin/bash\n#SBATCH --job-name="unclosed\necho hi\n',
+        filename="job.sbatch",
+    ),
     # ── E1xx: invalid values and conflicts ───────────────────────────────────────────────
     Code(
         "E101",
@@ -429,6 +441,123 @@ _ALL: Final[tuple[Code, ...]] = (
         _V + "spec:\n  fileStaging:\n    embeddedFiles:\n      - name: run.sh\n"
         "        content: echo hi\n        permissions: rwxr-xr-x\n",
     ),
+    Code(
+        "E130",
+        "unknown-option",
+        "an option the scheduler does not have",
+        "The directive names an option the scheduler's submission command does not know. The "
+        "help suggests the nearest real option.",
+        "The scheduler rejects the whole script; a converter that skipped it would silently "
+        "drop what the user asked for (`--gpu` and `--mem-per-task` are common inventions).",
+        "Use the suggested option, or remove the line.",
+        "#!/bin/bash\n#SBATCH --ntasks-per-nod=4\n#SBATCH --memory=4G\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E131",
+        "missing-option-value",
+        "an option that needs a value has none",
+        "The option takes a value, but the directive ends (or the script's directives end) "
+        "before one.",
+        'The scheduler rejects the script ("option requires an argument").',
+        "Add the value: `--opt=VALUE`.",
+        "#!/bin/bash\n#SBATCH --time\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E132",
+        "unexpected-option-value",
+        "a flag given a value",
+        "The option is a flag and takes no value, but one is attached with `=`.",
+        'The scheduler rejects the script ("doesn\'t allow an argument").',
+        "Write the flag alone.",
+        "#!/bin/bash\n#SBATCH --hold=yes\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E133",
+        "stray-directive-word",
+        "a word in a directive that is not an option or an option's value",
+        "A directive holds a word that belongs to no option, usually an unquoted value with a "
+        "space (`--job-name=my job`) or prose after a directive without `#`.",
+        'sbatch rejects the script ("Invalid directive found in batch script").',
+        'Quote the value (`--job-name="my job"`) or start trailing prose with `#`.',
+        "#!/bin/bash\n#SBATCH --job-name=my job\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E134",
+        "invalid-option-value",
+        "an option value the scheduler would reject",
+        "The value does not follow the option's syntax: a time such as `1h`, a size such as "
+        "`1.5G` (sbatch takes whole numbers), an unknown mail type or signal, a backwards "
+        "array range.",
+        "The scheduler rejects the script at submission.",
+        "Write the value in the scheduler's syntax, as the help shows.",
+        "#!/bin/bash\n#SBATCH --time=1h\n#SBATCH --mem=1.5G\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E135",
+        "conflicting-options",
+        "options the scheduler refuses to combine",
+        "Two options that exclude each other are both given, e.g. `--mem` with "
+        '`--mem-per-cpu` (sbatch: "mutually exclusive").',
+        "The scheduler rejects the script; picking one silently would change the job (pitfall 4).",
+        "Keep one of them.",
+        "#!/bin/bash\n#SBATCH --mem=8G --mem-per-cpu=2G\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E136",
+        "ambiguous-option",
+        "an abbreviated option that matches several options",
+        "sbatch accepts unique prefixes of long options (`--mail-u`), but this prefix matches "
+        "more than one (`--mem-per` is `--mem-per-cpu` or `--mem-per-gpu`).",
+        'sbatch rejects the script ("is ambiguous").',
+        "Write the option in full.",
+        "#!/bin/bash\n#SBATCH --mem-per=2G\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "E140",
+        "unwritable-value",
+        "a value the target format cannot carry safely",
+        "A value holds characters that cannot be written into the target's syntax without "
+        "changing its meaning, such as a line break inside an `#SBATCH` directive.",
+        "Written as is, the value would end the directive and could inject another one; "
+        "silently altering it would change the job.",
+        "Remove the offending characters from the value.",
+        _V + 'metadata:\n  name: "two\\nlines"\n',
+        argv=("{file}", "--to", "slurm"),
+    ),
+    # ── W2xx: lost on the target ─────────────────────────────────────────────────────────
+    Code(
+        "W201",
+        "field-lost",
+        "a field the target cannot express, dropped",
+        "The target scheduler has no way to express this field, so the converted job does not "
+        "have it. The diagnostic's `field` names the SPLAT field.",
+        "Every loss is reported: a silently dropped gang requirement or retry policy makes the "
+        "converted job run differently.",
+        "Keep the information elsewhere (a wrapper, a workflow tool), or convert to a "
+        "scheduler that supports it (`bammmc --explain` shows which do).",
+        _V + "spec:\n  gang:\n    minAvailable: 4\n",
+        argv=("{file}", "--to", "slurm"),
+    ),
+    # ── W3xx: approximated on the target ─────────────────────────────────────────────────
+    Code(
+        "W301",
+        "value-approximated",
+        "a value the target can only approximate",
+        "The target expresses this field only approximately: rounded up to its unit (whole "
+        "CPUs, whole MiB), in another scope (per node instead of per task), or through a "
+        "wrapper. The message says how.",
+        "An approximation changes what the scheduler allocates; it must be visible.",
+        "Check the converted value; choose a value the target can express exactly.",
+        _V + "spec:\n  resources:\n    cpusPerTask: 500m\n",
+        argv=("{file}", "--to", "slurm"),
+    ),
     # ── W4xx: suspicious input ───────────────────────────────────────────────────────────
     Code(
         "W401",
@@ -441,6 +570,98 @@ _ALL: Final[tuple[Code, ...]] = (
         "Remove the top-level block, or drop the per-task blocks that should inherit it.",
         _V + "spec:\n  resources:\n    cpusPerTask: 2\n  tasks:\n    - name: a\n"
         "      resources:\n        cpusPerTask: 4\n",
+    ),
+    Code(
+        "W402",
+        "ignored-directive",
+        "a directive the scheduler ignores",
+        "The line looks like a directive but the scheduler will not read it: an `#SBATCH` "
+        "line after the first command, an indented or lower-case `#sbatch`, options after "
+        "`hetjob` on the same line.",
+        "sbatch stops reading directives at the first command and reads `#SBATCH` only at "
+        "the start of a line, silently (pitfall 32). The job would run without the option.",
+        "Move the directive above the first command, at the start of its line.",
+        "#!/bin/bash\n#SBATCH --job-name=x\nmodule load gcc\n#SBATCH --time=10\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W403",
+        "abbreviated-option",
+        "an abbreviated long option",
+        "The option is a unique prefix of a real one (`--out` for `--output`). sbatch's getopt "
+        "accepts it.",
+        "Other readers (and other Slurm versions, when a new option makes the prefix "
+        "ambiguous) may not; bammmc writes the full name.",
+        "Write the option in full.",
+        "#!/bin/bash\n#SBATCH --out=log.txt\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W404",
+        "foreign-directives",
+        "`#PBS` or `#BSUB` lines in a Slurm script",
+        "sbatch translates `#PBS` and `#BSUB` lines itself, after `#SBATCH`, so they override "
+        "`#SBATCH` options; an untranslatable one makes sbatch reject the script.",
+        "A leftover or provenance comment such as `#PBS -l walltime=3600` changes the job "
+        "(pitfall 33).",
+        "Add `#SBATCH --ignore-pbs`, or write the line as `# PBS ...`.",
+        "#!/bin/bash\n#SBATCH --job-name=x\n#PBS -N other\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W405",
+        "dos-line-ends",
+        "a script with CRLF line ends",
+        "The file uses Windows line ends (`\\r\\n`).",
+        'sbatch refuses such scripts ("Batch script contains DOS line breaks"), and shells '
+        "read `\\r` as part of each command.",
+        "Convert the file with `dos2unix`.",
+        "#!/bin/bash\r\n#SBATCH --job-name=x\r\necho hi\r\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W406",
+        "ignored-option",
+        "an option the scheduler ignores in a script",
+        "The option only means something on the command line (`--help`, `--verbose`, "
+        "`--wrap`), or is a deprecated spelling (`#SLURM`).",
+        "It has no effect on the job; converting it would be wrong.",
+        "Remove it.",
+        "#!/bin/bash\n#SBATCH --verbose\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W407",
+        "repeated-option",
+        "the same option given twice with different values",
+        "An option appears more than once; the scheduler uses the last one.",
+        "The earlier value looks like it matters but does not: usually a leftover.",
+        "Remove the one that should not apply.",
+        "#!/bin/bash\n#SBATCH --time=10\n#SBATCH --time=20\necho hi\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W408",
+        "plugin-option",
+        "an option a SPANK plugin adds to sbatch",
+        "The option is not sbatch's own but comes from a site plugin (pyxis "
+        "`--container-image`, EAR `--ear`, Shifter `--image`…).",
+        "The job works only on clusters that install the plugin; elsewhere sbatch rejects it "
+        "as unrecognized.",
+        "Check that the target cluster has the plugin.",
+        "#!/bin/bash\n#SBATCH --container-image=ubuntu:22.04\nsrun hostname\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W409",
+        "missing-shebang",
+        "a batch script without a `#!` first line",
+        "The script's first line is not an interpreter line such as `#!/bin/bash`.",
+        'sbatch refuses it ("This does not look like a batch script"); other schedulers run '
+        "it with a default shell that may not be bash.",
+        "Start the script with `#!/bin/bash`. bammmc adds one when it writes Slurm.",
+        "#SBATCH --job-name=x\nsrun hostname\n",
+        filename="job.sbatch",
     ),
 )
 

@@ -49,4 +49,6 @@ def did_you_mean(name: str, candidates: Iterable[str], wrap: str = "%s") -> str 
     found = suggestions(name, candidates)
     if not found:
         return None
+    best = distance(name, found[0])
+    found = [c for c in found if distance(name, c) == best]
     return "did you mean " + " or ".join(f"`{wrap % c}`" for c in found[:2]) + "?"

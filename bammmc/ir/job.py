@@ -290,6 +290,8 @@ class SlurmHetComponent(Splat):
     schedule: Schedule | None = None
     execution: Execution | None = None
     placement: Placement | None = None
+    #: this component's Slurm-only options (bammmc addition; see docs/ir.md)
+    slurm: "SlurmExt | None" = None
 
 
 class SlurmExt(Ext):
@@ -320,6 +322,57 @@ class SlurmExt(Ext):
     gres_flags: str | None = None
     network: str | None = None
     het_components: list[SlurmHetComponent] | None = None
+    # ── bammmc additions: sbatch options the specification does not list (docs/ir.md) ──
+    #: memory per node (`--mem`); `0` means all of each node's memory
+    mem: Size | None = None
+    #: memory per allocated CPU (`--mem-per-cpu`), when it could not become per-task memory
+    mem_per_cpu: Size | None = None
+    #: minimum temporary disk per node (`--tmp`)
+    tmp: Size | None = None
+    #: node count range or list (`--nodes=2-4`), when not a single number
+    nodes: str | None = None
+    nodelist: str | None = None
+    exclude: str | None = None
+    licenses: str | None = None
+    export: str | None = None
+    get_user_env: str | None = None  # "" for the bare flag
+    comment: str | None = None
+    distribution: str | None = None
+    mem_bind: str | None = None
+    cpu_freq: str | None = None
+    gpu_freq: str | None = None
+    hint: str | None = None
+    nice: int | None = None
+    mincpus: PosInt | None = None
+    contiguous: bool | None = None
+    oversubscribe: bool | None = None
+    #: `--exclusive=user|mcs|topo` (a bare `--exclusive` is `placement.exclusive`)
+    exclusive: Literal["user", "mcs", "topo"] | None = None
+    #: raw `--gres` list (GPUs are also in `resources.gpu`, others in `genericResources`)
+    gres: str | None = None
+    #: GPUs per job (`--gpus`), per node (`--gpus-per-node`), per socket, per task when typed
+    gpus: str | None = None
+    gpus_per_node: str | None = None
+    gpus_per_socket: str | None = None
+    gpus_per_task: str | None = None
+    #: `--begin` / `--deadline` when not an absolute ISO 8601 time (`now+1hour`, `teatime`)
+    begin: str | None = None
+    deadline: str | None = None
+    #: raw `--dependency` when the portable list cannot hold it (`?` = any, `aftercorr`, `+min`)
+    dependency: str | None = None
+    #: raw `--mail-type` when it has types without a portable event (ALL, ARRAY_TASKS…)
+    mail_type: str | None = None
+    #: raw `--signal` when it has `B:`/`R:` flags
+    signal: str | None = None
+    #: raw `-o`/`-e`/`-i` patterns when they use tokens without a template variable
+    output: str | None = None
+    error: str | None = None
+    input: str | None = None
+    kill_on_invalid_dep: bool | None = None
+    ignore_pbs: bool | None = None
+    priority: str | None = None  # `--priority=TOP`
+    #: every other sbatch option, long name -> value ("" for a flag), in the order written
+    options: dict[str, str] | None = None
 
 
 class PbsExt(Ext):

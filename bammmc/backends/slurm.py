@@ -1,0 +1,682 @@
+"""The Slurm writer (format ``slurm``): IR -> sbatch script.
+
+Long options in a fixed order, one per `#SBATCH` line, values quoted by sbatch's own tokenizer
+rules (shared/docs/formats/slurm.md §1.1) so that no value can end the directive or inject
+another; values no directive can carry (a newline) are errors. `extensions.slurm` wins over the
+portable field it refines (SPLAT specification). The script body is written byte for byte after
+the directives; a body with `#PBS`/`#BSUB` lines gets `--ignore-pbs`, since sbatch would obey them.
+
+Siblings: ``frontends/slurm.py``, ``passes/lower/slurm.py``, ``backends/slurm_options.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, Final
+
+from bammmc.backends import OutputFile
+from bammmc.backends.slurm_options import OPTIONS, PLUGIN_OPTIONS
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import Count, Duration, Size, Template
+
+MIB: Final = 1024 * 1024
+
+#: template variable -> sbatch filename token
+PATTERN_TOKENS: Final = {
+    "job_id": "%j",
+    "array_job_id": "%A",
+    "array_index": "%a",
+    "job_name": "%x",
+    "node_hostname": "%N",
+    "task_index": "%t",
+}
+MAIL_TYPES: Final = {
+    "begin": "BEGIN",
+    "end": "END",
+    "fail": "FAIL",
+    "requeue": "REQUEUE",
+    "time_limit_50": "TIME_LIMIT_50",
+    "time_limit_80": "TIME_LIMIT_80",
+    "time_limit_90": "TIME_LIMIT_90",
+}
+EXT_STRING_OPTIONS: Final = {
+    "nodelist": "nodelist",
+    "exclude": "exclude",
+    "licenses": "licenses",
+    "comment": "comment",
+    "distribution": "distribution",
+    "mem_bind": "mem-bind",
+    "cpu_freq": "cpu-freq",
+    "gpu_freq": "gpu-freq",
+    "hint": "hint",
+    "gpu_bind": "gpu-bind",
+    "gres_flags": "gres-flags",
+    "network": "network",
+    "burst_buffer": "bb",
+    "burst_buffer_file": "bbf",
+    "wckey": "wckey",
+    "gpus_per_socket": "gpus-per-socket",
+}
+EXT_INT_OPTIONS: Final = {
+    "sockets_per_node": "sockets-per-node",
+    "cores_per_socket": "cores-per-socket",
+    "threads_per_core": "threads-per-core",
+    "ntasks_per_socket": "ntasks-per-socket",
+    "ntasks_per_core": "ntasks-per-core",
+    "ntasks_per_gpu": "ntasks-per-gpu",
+    "cpus_per_gpu": "cpus-per-gpu",
+    "mincpus": "mincpus",
+}
+EXT_FLAG_OPTIONS: Final = {
+    "overcommit": "overcommit",
+    "contiguous": "contiguous",
+    "oversubscribe": "oversubscribe",
+    "no_kill": "no-kill",
+    "spread_job": "spread-job",
+}
+
+#: IR fields written exactly, approximated, or not at all (for the fidelity pass)
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "exact",
+    "metadata.labels": "lost",
+    "metadata.annotations": "lost",
+    "metadata.clientId": "lost",
+    "spec.schedule": "exact",
+    "spec.schedule.priorityClass": "lost",
+    "spec.schedule.project": "lost",
+    "spec.resources": "exact",
+    "spec.resources.diskPerTask": "approximated",
+    "spec.resources.limits": "lost",
+    "spec.resources.gpu.memory": "lost",
+    "spec.resources.gpu.migProfile": "lost",
+    "spec.resources.gpu.fraction": "approximated",
+    "spec.execution": "exact",
+    "spec.execution.container": "approximated",
+    "spec.execution.environment.secrets": "lost",
+    "spec.execution.environment.configMaps": "lost",
+    "spec.tasks": "lost",
+    "spec.gang": "lost",
+    "spec.array": "exact",
+    "spec.dependencies": "exact",
+    "spec.lifecycle.requeueOnFailure": "exact",
+    "spec.lifecycle.maxRetries": "lost",
+    "spec.lifecycle.successExitCodes": "lost",
+    "spec.lifecycle.ttlAfterFinished": "lost",
+    "spec.placement": "exact",
+    "spec.placement.nodeSelector": "lost",
+    "spec.placement.tolerations": "lost",
+    "spec.placement.affinity": "lost",
+    "spec.placement.topologySpread": "lost",
+    "spec.placement.groupBy": "lost",
+    "spec.placement.nodePools": "lost",
+    "spec.output": "exact",
+    "spec.notifications": "exact",
+    "spec.fileStaging": "lost",
+    "spec.volumes": "lost",
+    "spec.workloadType": "lost",
+    "spec.distributedFramework": "lost",
+    "spec.extensions.slurm": "exact",
+}
+
+
+class _Writer:
+    def __init__(self, job: Job, reporter: Reporter) -> None:
+        self.job = job
+        self.reporter = reporter
+        self.lines: list[str] = []
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def lost(self, path: str, why: str) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed for Slurm and was dropped",
+            notes=(why,),
+            field=path,
+            help="keep the information elsewhere, or convert to a scheduler that supports it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for Slurm: {how}",
+            field=path,
+            help="check the converted directive",
+        )
+
+    # -- emitting --------------------------------------------------------------------------
+
+    def opt(self, name: str, value: object = None, path: str | None = None) -> None:
+        assert name in OPTIONS or name in PLUGIN_OPTIONS, name
+        if value is None or value is True:
+            self.lines.append(f"#SBATCH --{name}")
+            return
+        text = str(value)
+        if "\n" in text or "\r" in text:
+            self.reporter.report(
+                "E140",
+                f"the value of `--{name}` contains a line break, which no `#SBATCH` line can carry",
+                field=path,
+                help="remove the line break from the value",
+            )
+            return
+        self.lines.append(f"#SBATCH --{name}={quote(text)}")
+
+
+def quote(value: str) -> str:
+    """Quote a value so sbatch's tokenizer reads it back exactly.
+
+    >>> quote("plain"), quote("my job"), quote('a"b#c'), quote("")
+    ('plain', '"my job"', '"a\\\\"b#c"', '""')
+    """
+    if value and all(c.isalnum() or c in "-_.,:/@%=+*[]()^~!?{}<>|&;$" for c in value):
+        return value
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def slurm_time(seconds: int | None) -> str:
+    """Slurm's `[D-]HH:MM:SS` (or `UNLIMITED`).
+
+    >>> slurm_time(90), slurm_time(5400), slurm_time(129600), slurm_time(None)
+    ('00:01:30', '01:30:00', '1-12:00:00', 'UNLIMITED')
+    """
+    if seconds is None:
+        return "UNLIMITED"
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{days}-{clock}" if days else clock
+
+
+def slurm_size(n_bytes: int | Fraction) -> tuple[str, bool]:
+    """A Slurm size (MiB granularity, largest exact unit) and whether it is exact.
+
+    >>> slurm_size(16 * 1024**3), slurm_size(1536 * 1024**2), slurm_size(4 * 10**9)
+    (('16G', True), ('1536M', True), ('3815M', False))
+    """
+    mib = Fraction(n_bytes) / MIB
+    whole = -(-mib.numerator // mib.denominator)
+    for unit, factor in (("T", 1024 * 1024), ("G", 1024)):
+        if whole % factor == 0 and whole:
+            return f"{whole // factor}{unit}", whole == mib
+    return f"{whole}M", whole == mib
+
+
+def write(job: Job, reporter: Reporter | None = None) -> list[OutputFile]:
+    reporter = reporter or Reporter()
+    w = _Writer(job, reporter)
+    spec = job.spec or Spec()
+    ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else SlurmExt()
+    script, shebang = _script(spec, w)
+    w.lines.append(shebang)
+    if job.metadata and job.metadata.name is not None:
+        w.opt("job-name", job.metadata.name, "metadata.name")
+    _component(w, spec.schedule, spec.resources, spec.placement, ext, spec, first=True)
+    _job_wide(w, spec, ext)
+    for i, comp in enumerate(ext.het_components or ()):
+        w.lines.append("#SBATCH hetjob")
+        _component(
+            w,
+            comp.schedule,
+            comp.resources,
+            comp.placement,
+            comp.slurm or SlurmExt(),
+            None,
+            first=False,
+            prefix=f"spec.extensions.slurm.het_components[{i}]",
+        )
+    if (
+        any(line.startswith(("#PBS", "#BSUB")) for line in script.split("\n"))
+        and not ext.ignore_pbs
+    ):
+        w.opt("ignore-pbs")
+    _unsupported(w, job, spec)
+    return [OutputFile("\n".join(w.lines) + "\n" + script)]
+
+
+def _script(spec: Spec, w: _Writer) -> tuple[str, str]:
+    """The script body (after the shebang line) and the shebang line."""
+    ex = spec.execution
+    shell = ex.shell if ex and ex.shell else "/bin/bash"
+    if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
+        return "", f"#!{shell}"
+    if ex.script is not None:
+        text = ex.script
+        if text.startswith("#!"):
+            first, _, rest = text.partition("\n")
+            return rest, first
+        return text, f"#!{shell}"
+    command: list[str] = []
+    if ex.container is not None and ex.container.image:
+        w.approximated(
+            "spec.execution.container.image",
+            "run through `apptainer exec docker://…`; the cluster needs Apptainer",
+        )
+        command = ["apptainer", "exec", f"docker://{ex.container.image}"]
+        command += ex.container.command or []
+        command += ex.container.args or []
+    if ex.executable is not None:
+        command = [ex.executable]
+        body = "exec " + _sh_quote(ex.executable) + (f" {ex.arguments}" if ex.arguments else "")
+        return body + "\n", f"#!{shell}"
+    return "exec " + " ".join(_sh_quote(c) for c in command) + "\n", f"#!{shell}"
+
+
+def _sh_quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _component(
+    w: _Writer,
+    sched: Schedule | None,
+    res: Resources | None,
+    placement: Any,
+    ext: SlurmExt,
+    spec: Spec | None,
+    *,
+    first: bool,
+    prefix: str = "spec",
+) -> None:
+    sched = sched or Schedule()
+    res = res or Resources()
+    queue = ext.partition or sched.partition or sched.queue
+    if queue is not None:
+        w.opt("partition", queue, f"{prefix}.schedule.queue")
+    if sched.account is not None:
+        w.opt("account", sched.account, f"{prefix}.schedule.account")
+    if sched.qos is not None:
+        w.opt("qos", sched.qos, f"{prefix}.schedule.qos")
+    if sched.reservation is not None:
+        w.opt("reservation", sched.reservation, f"{prefix}.schedule.reservation")
+    if sched.walltime is not None:
+        w.opt("time", slurm_time(sched.walltime.seconds), f"{prefix}.schedule.walltime")
+    min_time = sched.walltime_min or ext.time_min
+    if min_time is not None:
+        w.opt("time-min", slurm_time(min_time.seconds), f"{prefix}.schedule.walltimeMin")
+    if sched.hold:
+        w.opt("hold")
+    if ext.priority is not None:
+        w.opt("priority", ext.priority)
+    elif sched.priority is not None:
+        w.opt("priority", to_native(sched.priority, "slurm"), f"{prefix}.schedule.priority")
+    # resources
+    if ext.nodes is not None:
+        w.opt("nodes", ext.nodes, f"{prefix}.resources.nodes")
+    elif res.nodes is not None:
+        w.opt("nodes", res.nodes, f"{prefix}.resources.nodes")
+    elif placement is not None and placement.topology == "pack":
+        w.opt("nodes", 1, f"{prefix}.placement.topology")
+    if res.tasks is not None:
+        w.opt("ntasks", res.tasks, f"{prefix}.resources.tasks")
+    if res.tasks_per_node is not None:
+        w.opt("ntasks-per-node", res.tasks_per_node, f"{prefix}.resources.tasksPerNode")
+    cpus = 1
+    if res.cpus_per_task is not None:
+        cores = res.cpus_per_task.cores
+        cpus = -(-cores.numerator // cores.denominator)
+        if cpus != cores:
+            w.approximated(f"{prefix}.resources.cpusPerTask", f"{cores} CPUs rounded up to {cpus}")
+        w.opt("cpus-per-task", cpus, f"{prefix}.resources.cpusPerTask")
+    _memory(w, res, ext, cpus, prefix)
+    _gpus(w, res, ext, prefix)
+    if ext.tmp is not None:
+        w.opt("tmp", slurm_size(ext.tmp.bytes)[0])
+    elif res.disk_per_task is not None:
+        per_node = res.disk_per_task.bytes * (res.tasks_per_node or 1)
+        w.opt("tmp", slurm_size(per_node)[0], f"{prefix}.resources.diskPerTask")
+        w.approximated(
+            f"{prefix}.resources.diskPerTask",
+            "`--tmp` is a minimum of node-local disk per node, not a per-task reservation",
+        )
+    for key, name in EXT_INT_OPTIONS.items():
+        if getattr(ext, key) is not None:
+            w.opt(name, getattr(ext, key))
+    for key, name in EXT_STRING_OPTIONS.items():
+        if getattr(ext, key) is not None:
+            w.opt(name, getattr(ext, key))
+    for key, name in EXT_FLAG_OPTIONS.items():
+        if getattr(ext, key):
+            w.opt(name)
+    if ext.mem_per_gpu is not None:
+        pass  # written by _memory
+    # placement
+    if placement is not None:
+        if placement.constraint is not None:
+            w.opt("constraint", placement.constraint, f"{prefix}.placement.constraint")
+        if placement.prefer is not None:
+            w.opt("prefer", placement.prefer, f"{prefix}.placement.prefer")
+        if ext.exclusive is not None:
+            w.opt("exclusive", ext.exclusive)
+        elif placement.exclusive:
+            w.opt("exclusive")
+        if placement.topology == "scatter" and not ext.spread_job:
+            w.opt("spread-job")
+    elif ext.exclusive is not None:
+        w.opt("exclusive", ext.exclusive)
+    if ext.mpi is not None:
+        w.lost("spec.extensions.slurm.mpi", "`--mpi` is an srun option; sbatch has none")
+    if ext.switches is not None:
+        wait = f"@{slurm_time(ext.switches_max_wait.seconds)}" if ext.switches_max_wait else ""
+        w.opt("switches", f"{ext.switches}{wait}")
+    if ext.profile:
+        w.opt("profile", ",".join(ext.profile))
+    for name, value in (ext.options or {}).items():
+        if name in OPTIONS or name in PLUGIN_OPTIONS:
+            w.opt(name, value if value != "" else None)
+        else:
+            w.lost(f"spec.extensions.slurm.options.{name}", f"`--{name}` is not an sbatch option")
+    del spec, first
+
+
+def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -> None:
+    if ext.mem is not None:
+        w.opt("mem", "0" if ext.mem.bytes == 0 else slurm_size(ext.mem.bytes)[0])
+        return
+    if ext.mem_per_cpu is not None:
+        w.opt("mem-per-cpu", slurm_size(ext.mem_per_cpu.bytes)[0])
+        return
+    if ext.mem_per_gpu is not None:
+        w.opt("mem-per-gpu", slurm_size(ext.mem_per_gpu.bytes)[0])
+        return
+    mem = res.memory_per_task
+    if mem is None:
+        return
+    path = f"{prefix}.resources.memoryPerTask"
+    scope = mem.scope or "task"
+    if scope == "node":
+        value, exact = slurm_size(mem.bytes)
+        w.opt("mem", value, path)
+    elif scope == "cpu":
+        value, exact = slurm_size(mem.bytes)
+        w.opt("mem-per-cpu", value, path)
+    elif scope == "gpu":
+        value, exact = slurm_size(mem.bytes)
+        w.opt("mem-per-gpu", value, path)
+    elif res.tasks_per_node is not None and scope == "task":
+        value, exact = slurm_size(mem.bytes * res.tasks_per_node)
+        w.opt("mem", value, path)
+    elif scope == "task":
+        value, exact = slurm_size(Fraction(mem.bytes, cpus))
+        w.opt("mem-per-cpu", value, path)
+    else:
+        value, exact = slurm_size(mem.bytes)
+        w.opt("mem", value, path)
+        w.approximated(path, f"memory per {scope} written as memory per node")
+    if not exact:
+        w.approximated(path, f"rounded up to whole MiB ({value})")
+
+
+def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
+    raw = [
+        (ext.gres, "gres"),
+        (ext.gpus, "gpus"),
+        (ext.gpus_per_node, "gpus-per-node"),
+        (ext.gpus_per_task, "gpus-per-task"),
+    ]
+    if any(value is not None for value, _ in raw):
+        for value, name in raw:
+            if value is not None:
+                w.opt(name, value)
+        return
+    gpu = res.gpu
+    entries: list[str] = []
+    if gpu is not None and (gpu.count is not None or gpu.fraction is not None):
+        count = gpu.count or Count.parse(1)
+        amount = count.amount
+        if gpu.fraction is not None and gpu.count is None:
+            w.approximated(
+                f"{prefix}.resources.gpu.fraction", "a GPU fraction is rounded up to a whole GPU"
+            )
+        whole = -(-amount.numerator // amount.denominator)
+        if whole != amount:
+            w.approximated(f"{prefix}.resources.gpu.count", f"{amount} GPUs rounded up to {whole}")
+        typed = f"{gpu.type}:{whole}" if gpu.type else str(whole)
+        scope = count.scope or "task"
+        if scope == "node":
+            w.opt("gres", f"gpu:{typed}", f"{prefix}.resources.gpu.count")
+        elif scope == "job":
+            w.opt("gpus", typed, f"{prefix}.resources.gpu.count")
+        elif scope == "task":
+            w.opt("gpus-per-task", typed, f"{prefix}.resources.gpu.count")
+        else:
+            w.opt("gpus-per-node", typed, f"{prefix}.resources.gpu.count")
+            w.approximated(f"{prefix}.resources.gpu.count", f"GPUs per {scope} written per node")
+    elif gpu is not None and gpu.type is not None:
+        w.approximated(
+            f"{prefix}.resources.gpu.type", "a GPU type without a count requests one GPU per node"
+        )
+        w.opt("gres", f"gpu:{gpu.type}:1", f"{prefix}.resources.gpu.type")
+    for name, count in (res.generic_resources or {}).items():
+        amount = count.amount
+        whole = -(-amount.numerator // amount.denominator)
+        if (count.scope or "node") != "node":
+            w.approximated(
+                f"{prefix}.resources.genericResources.{name}", "written per node (`--gres`)"
+            )
+        entries.append(f"{name}:{whole}")
+    if entries:
+        w.opt("gres", ",".join(entries), f"{prefix}.resources.genericResources")
+
+
+def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
+    sched = spec.schedule or Schedule()
+    if spec.array is not None and spec.array.indices is not None:
+        text = str(spec.array.indices)
+        if spec.array.max_concurrent is not None and spec.array.indices.throttle is None:
+            text += f"%{spec.array.max_concurrent}"
+        w.opt("array", text, "spec.array.indices")
+    elif spec.array is not None and spec.array.max_concurrent is not None:
+        w.lost("spec.array.maxConcurrent", "a throttle without indices has no array to limit")
+    _dependencies(w, spec, ext)
+    out = spec.output
+    if ext.output is not None:
+        w.opt("output", ext.output)
+    elif out is not None and out.stdout is not None:
+        w.opt("output", _pattern(out.stdout), "spec.output.stdout")
+    if ext.error is not None:
+        w.opt("error", ext.error)
+    elif out is not None and out.stderr is not None:
+        w.opt("error", _pattern(out.stderr), "spec.output.stderr")
+    elif out is not None and out.merge_stderr is False:
+        w.approximated(
+            "spec.output.mergeStderr", "Slurm merges stderr into stdout unless `--error` is given"
+        )
+    if out is not None and out.open_mode is not None:
+        w.opt("open-mode", out.open_mode, "spec.output.openMode")
+    ex = spec.execution
+    if ex is not None:
+        if ex.working_dir is not None:
+            w.opt("chdir", ex.working_dir, "spec.execution.workingDir")
+        if ext.input is not None:
+            w.opt("input", ext.input)
+        elif ex.stdin is not None:
+            w.opt("input", ex.stdin.replace("%", "%%"), "spec.execution.stdin")
+        _export(w, ex, ext)
+    if ext.get_user_env is not None:
+        w.opt("get-user-env", ext.get_user_env or None)
+    note = spec.notifications
+    if note is not None and note.email is not None:
+        w.opt("mail-user", note.email, "spec.notifications.email")
+    if ext.mail_type is not None:
+        w.opt("mail-type", ext.mail_type)
+    elif note is not None and note.events is not None:
+        types = [MAIL_TYPES[e] for e in note.events] or ["NONE"]
+        w.opt("mail-type", ",".join(types), "spec.notifications.events")
+    life = spec.lifecycle
+    if life is not None and life.requeue_on_failure is not None:
+        w.opt("requeue" if life.requeue_on_failure else "no-requeue")
+    if ext.begin is not None:
+        w.opt("begin", ext.begin)
+    elif sched.begin_after is not None:
+        w.opt(
+            "begin",
+            _local_time(w, sched.begin_after.value, "spec.schedule.beginAfter"),
+            "spec.schedule.beginAfter",
+        )
+    if ext.deadline is not None:
+        w.opt("deadline", ext.deadline)
+    elif sched.deadline is not None:
+        w.opt(
+            "deadline",
+            _local_time(w, sched.deadline.value, "spec.schedule.deadline"),
+            "spec.schedule.deadline",
+        )
+    if ext.signal is not None:
+        w.opt("signal", ext.signal)
+    elif sched.signal_before_end is not None:
+        sig = sched.signal_before_end
+        w.opt("signal", f"{sig.name or sig.number}@{sig.seconds}", "spec.schedule.signalBeforeEnd")
+    if ext.kill_on_invalid_dep is not None:
+        w.opt("kill-on-invalid-dep", "yes" if ext.kill_on_invalid_dep else "no")
+    if ext.nice is not None:
+        w.opt("nice", ext.nice)
+
+
+def _local_time(w: _Writer, value: Any, path: str) -> str:
+    if value.tzinfo is not None:
+        import datetime as dt
+
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+        w.approximated(path, "written in UTC; sbatch reads times in the cluster's local time zone")
+    text: str = value.strftime("%Y-%m-%dT%H:%M:%S")
+    return text
+
+
+def _pattern(template: Template) -> str:
+    return template.render(PATTERN_TOKENS, escape=lambda s: s.replace("%", "%%"))
+
+
+def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
+    if ext.dependency is not None:
+        w.opt("dependency", ext.dependency)
+        return
+    parts: list[str] = []
+    for i, dep in enumerate(spec.dependencies or ()):
+        path = f"spec.dependencies[{i}]"
+        if dep.scheme == "singleton":
+            parts.append("singleton")
+        elif dep.scheme == "begin_time":
+            if (spec.schedule is None or spec.schedule.begin_after is None) and ext.begin is None:
+                value = dep.value or ""
+                if value.isdigit():  # a Unix timestamp: sbatch wants a date
+                    import datetime as dt
+
+                    when = dt.datetime.fromtimestamp(int(value), dt.UTC)
+                    value = _local_time(w, when, path)
+                w.opt("begin", value, path)
+        elif dep.scheme is not None and dep.value is not None:
+            if dep.count is not None:
+                w.approximated(
+                    path, f"waiting for {dep.count} array elements becomes waiting for all"
+                )
+            if not all(c.isdigit() or c in "_[]-,*" for c in dep.value):
+                w.approximated(path, "Slurm depends on job ids, not names")
+            parts.append(f"{dep.scheme}:{dep.value}")
+    if parts:
+        w.opt("dependency", ",".join(parts), "spec.dependencies")
+
+
+def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
+    if ext.export is not None:
+        w.opt("export", ext.export)
+        return
+    env = ex.environment
+    if env is None:
+        return
+    items: list[str] = []
+    for key, value in (env.vars or {}).items():
+        if "," in value or "," in key:
+            w.lost(
+                f"spec.execution.environment.vars.{key}",
+                "`--export` cannot carry a value with a comma",
+            )
+            continue
+        items.append(f"{key}={value}")
+    if env.inherit_from_submitter is not None or items:
+        head = "ALL" if env.inherit_from_submitter is not False else "NONE"
+        w.opt("export", ",".join([head, *items]), "spec.execution.environment")
+    for path, value in (("secrets", env.secrets), ("configMaps", env.config_maps)):
+        if value:
+            w.lost(
+                f"spec.execution.environment.{path}",
+                "Kubernetes secrets and config maps do not exist on Slurm",
+            )
+
+
+def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
+    checks: list[tuple[str, Callable[[], object]]] = [
+        ("metadata.labels", lambda: job.metadata and job.metadata.labels),
+        ("metadata.annotations", lambda: job.metadata and job.metadata.annotations),
+        ("spec.tasks", lambda: spec.tasks),
+        ("spec.gang", lambda: spec.gang),
+        ("spec.volumes", lambda: spec.volumes),
+        ("spec.fileStaging", lambda: spec.file_staging),
+        (
+            "spec.lifecycle.maxRetries",
+            lambda: spec.lifecycle and spec.lifecycle.max_retries is not None,
+        ),
+        (
+            "spec.lifecycle.successExitCodes",
+            lambda: spec.lifecycle and spec.lifecycle.success_exit_codes,
+        ),
+        (
+            "spec.lifecycle.ttlAfterFinished",
+            lambda: spec.lifecycle and spec.lifecycle.ttl_after_finished,
+        ),
+        ("spec.placement.nodeSelector", lambda: spec.placement and spec.placement.node_selector),
+        ("spec.placement.tolerations", lambda: spec.placement and spec.placement.tolerations),
+        ("spec.placement.affinity", lambda: spec.placement and spec.placement.affinity),
+        (
+            "spec.placement.topologySpread",
+            lambda: spec.placement and spec.placement.topology_spread,
+        ),
+        ("spec.placement.groupBy", lambda: spec.placement and spec.placement.group_by),
+        ("spec.placement.nodePools", lambda: spec.placement and spec.placement.node_pools),
+        ("spec.resources.limits", lambda: spec.resources and spec.resources.limits),
+        (
+            "spec.resources.gpu.memory",
+            lambda: spec.resources and spec.resources.gpu and spec.resources.gpu.memory,
+        ),
+        (
+            "spec.resources.gpu.migProfile",
+            lambda: spec.resources and spec.resources.gpu and spec.resources.gpu.mig_profile,
+        ),
+        ("spec.schedule.priorityClass", lambda: spec.schedule and spec.schedule.priority_class),
+        ("spec.schedule.project", lambda: spec.schedule and spec.schedule.project),
+        ("spec.workloadType", lambda: spec.workload_type),
+        ("spec.distributedFramework", lambda: spec.distributed_framework),
+    ]
+    for path, present in checks:
+        if present():
+            w.lost(path, "sbatch has no option for it")
+    if spec.extensions:
+        for name in (
+            "pbs",
+            "lsf",
+            "htcondor",
+            "flux",
+            "armada",
+            "volcano",
+            "kueue",
+            "yunikorn",
+            "runai",
+        ):
+            if getattr(spec.extensions, name) is not None:
+                w.lost(
+                    f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler"
+                )
+
+
+def emit_duration(d: Duration) -> str:
+    return slurm_time(d.seconds)
+
+
+def emit_size(s: Size) -> str:
+    return slurm_size(s.bytes)[0]

@@ -1,0 +1,842 @@
+"""Lowering for ``slurm``: sbatch option occurrences -> SPLAT IR, with a source map.
+
+Semantics, not spelling: SPLAT resources are per task, so `--mem` (per node) becomes per-task
+memory only when tasks per node is known and divides it exactly; otherwise it stays in
+`extensions.slurm.mem`. `--mem-per-cpu` × cpus per task is per-task memory. GPU and GRES counts
+keep their Slurm scope (`4/node`, `8/job`). What SPLAT has no field for goes to
+`extensions.slurm` (documented in docs/ir.md), so `slurm -> splat -> slurm` loses nothing.
+
+Siblings: ``frontends/slurm.py`` (scanning), ``backends/slurm.py`` (the writer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+
+from bammmc.diagnostics.model import Reporter, Span
+from bammmc.frontends.slurm import Occurrence, SlurmScript, parser
+from bammmc.ir.job import API_VERSION, Job
+from bammmc.ir.priority import NATIVE_RANGES
+from bammmc.ir.sourcemap import SourceMap
+from bammmc.ir.values import (
+    Count,
+    Cpu,
+    DateTime,
+    Duration,
+    IndexSpec,
+    Signal,
+    Size,
+    Template,
+    Value,
+)
+
+MIB: Final = 1024 * 1024
+
+#: `%` tokens of sbatch filename patterns that have a SPLAT template variable
+PATTERN_VARIABLES: Final = {
+    "j": "job_id",
+    "A": "array_job_id",
+    "a": "array_index",
+    "x": "job_name",
+    "N": "node_hostname",
+    "t": "task_index",
+}
+#: --mail-type words with a portable event
+MAIL_EVENTS: Final = {
+    "BEGIN": "begin",
+    "END": "end",
+    "FAIL": "fail",
+    "REQUEUE": "requeue",
+    "TIME_LIMIT_50": "time_limit_50",
+    "TIME_LIMIT_80": "time_limit_80",
+    "TIME_LIMIT_90": "time_limit_90",
+}
+MAIL_WORDS: Final = frozenset(
+    {*MAIL_EVENTS, "NONE", "ALL", "INVALID_DEPEND", "STAGE_OUT", "TIME_LIMIT", "ARRAY_TASKS"}
+)
+#: the signal names sbatch knows (checked with a real sbatch; numbers are always accepted)
+SLURM_SIGNALS: Final = frozenset(
+    [
+        "HUP",
+        "INT",
+        "QUIT",
+        "ABRT",
+        "KILL",
+        "ALRM",
+        "TERM",
+        "USR1",
+        "USR2",
+        "URG",
+        "CONT",
+        "STOP",
+        "TSTP",
+        "TTIN",
+        "TTOU",
+        "XCPU",
+    ]
+)
+PORTABLE_DEPENDENCIES: Final = frozenset({"after", "afterany", "afterok", "afternotok"})
+SLURM_DEPENDENCIES: Final = frozenset({*PORTABLE_DEPENDENCIES, "aftercorr", "afterburstbuffer"})
+
+# Options that map to one field of extensions.slurm as a plain string / int / flag.
+EXT_STRINGS: Final = {
+    "nodelist": "nodelist",
+    "exclude": "exclude",
+    "licenses": "licenses",
+    "comment": "comment",
+    "distribution": "distribution",
+    "mem-bind": "mem_bind",
+    "cpu-freq": "cpu_freq",
+    "gpu-freq": "gpu_freq",
+    "hint": "hint",
+    "gpu-bind": "gpu_bind",
+    "gres-flags": "gres_flags",
+    "network": "network",
+    "bb": "burst_buffer",
+    "bbf": "burst_buffer_file",
+    "wckey": "wckey",
+    "gpus-per-socket": "gpus_per_socket",
+}
+EXT_INTS: Final = {
+    "sockets-per-node": "sockets_per_node",
+    "cores-per-socket": "cores_per_socket",
+    "threads-per-core": "threads_per_core",
+    "ntasks-per-socket": "ntasks_per_socket",
+    "ntasks-per-core": "ntasks_per_core",
+    "ntasks-per-gpu": "ntasks_per_gpu",
+    "cpus-per-gpu": "cpus_per_gpu",
+    "mincpus": "mincpus",
+}
+EXT_FLAGS: Final = {
+    "overcommit": "overcommit",
+    "contiguous": "contiguous",
+    "oversubscribe": "oversubscribe",
+}
+#: options sbatch takes but that only change how sbatch itself behaves
+SUBMISSION_ONLY: Final = frozenset({"parsable", "test-only", "wait"})
+#: options whose SPLAT field exists once per job, not per het component
+JOB_WIDE: Final = frozenset(
+    {
+        "job-name",
+        "output",
+        "error",
+        "input",
+        "open-mode",
+        "mail-type",
+        "mail-user",
+        "array",
+        "dependency",
+        "requeue",
+        "no-requeue",
+        "hold",
+        "begin",
+        "deadline",
+        "priority",
+        "signal",
+        "export",
+        "chdir",
+        "time-min",
+        "kill-on-invalid-dep",
+    }
+)
+
+
+class Invalid(Exception):
+    pass
+
+
+@dataclass
+class _Builder:
+    """Collects wire-form fields for one component and where each came from."""
+
+    reporter: Reporter
+    prefix: str
+    source_map: SourceMap
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def set(self, path: str, value: Any, occ: Occurrence) -> None:
+        node = self.data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+        full = f"{self.prefix}.{path}" if self.prefix else path
+        self.source_map.add(full, occ.span, occ.value_span or occ.span)
+
+    def get(self, path: str) -> Any:
+        node: Any = self.data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+    def ext(self, key: str, value: Any, occ: Occurrence) -> None:
+        self.set(f"spec.extensions.slurm.{key}", value, occ)
+
+
+def lower(script: SlurmScript, reporter: Reporter) -> tuple[Job | None, SourceMap]:
+    source_map = SourceMap()
+    errors_before = sum(d.is_error for d in reporter.diagnostics)
+    top = _Builder(reporter, "", source_map)
+    top.data = {"apiVersion": API_VERSION, "kind": "Job"}
+    _component(script.components[0], top, first=True)
+    if script.script:
+        top.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
+    comps = []
+    for n, occs in enumerate(script.components[1:], 1):
+        comp = _Builder(reporter, f"spec.extensions.slurm.het_components[{n - 1}]", source_map)
+        _component(occs, comp, first=False)
+        comps.append(_het_component(comp.data))
+    if comps:
+        spec = top.data.setdefault("spec", {})
+        spec.setdefault("extensions", {}).setdefault("slurm", {})["het_components"] = comps
+    if sum(d.is_error for d in reporter.diagnostics) > errors_before:
+        return None, source_map
+    job = msgspec.convert(top.data, Job, dec_hook=_keep_values)
+    return job, source_map
+
+
+def _keep_values(t: type, obj: Any) -> Any:
+    if isinstance(obj, Value) and isinstance(obj, t):
+        return obj
+    raise NotImplementedError(t)
+
+
+def _het_component(data: dict[str, Any]) -> dict[str, Any]:
+    """A het component keeps resources/schedule/execution/placement and its own
+    `extensions.slurm` options under `slurm`."""
+    spec = data.get("spec", {})
+    comp: dict[str, Any] = {
+        k: spec[k] for k in ("resources", "schedule", "execution", "placement") if k in spec
+    }
+    ext = spec.get("extensions", {}).get("slurm")
+    if ext:
+        comp["slurm"] = ext
+    return comp
+
+
+def _last(occs: list[Occurrence], reporter: Reporter) -> dict[str, Occurrence]:
+    """The last occurrence of each option (sbatch: later ones win), W407 when they differ.
+    `--mail-type` is the exception: sbatch adds each one's types to the earlier ones."""
+    seen: dict[str, Occurrence] = {}
+    mail = [o for o in occs if o.name == "mail-type"]
+    if len(mail) > 1:
+        words: list[str] = []
+        for o in mail:
+            mine = [w for w in (o.value or "").split(",") if w]
+            if any(w.upper() == "NONE" for w in mine):
+                continue  # NONE empties its own option only
+            words += [w for w in mine if w.upper() not in (x.upper() for x in words)]
+        last = mail[-1]
+        combined = Occurrence(
+            last.name,
+            ",".join(words) or "NONE",
+            last.span,
+            last.value_span,
+            last.written,
+            last.component,
+        )
+        occs = [o for o in occs if o.name != "mail-type"] + [combined]
+    for occ in occs:
+        before = seen.get(occ.name)
+        if before is not None and before.value != occ.value:
+            reporter.report(
+                "W407",
+                f"`--{occ.name}` is given twice; sbatch uses the last one",
+                occ.span,
+                notes=(f"the earlier `{before.written}` is at line {before.span.line}",),
+                help="remove one of them",
+            )
+        seen[occ.name] = occ
+    return seen
+
+
+def _invalid(reporter: Reporter, occ: Occurrence, message: str, help: str) -> Invalid:
+    reporter.report(
+        "E134",
+        message,
+        occ.value_span or occ.span,
+        notes=("sbatch rejects the script",),
+        help=help,
+        field=None,
+    )
+    return Invalid()
+
+
+def _tree(start: str, occ: Occurrence, reporter: Reporter, what: str, example: str) -> Any:
+    from lark.exceptions import UnexpectedInput
+
+    value = occ.value or ""
+    try:
+        return parser(start).parse(value)
+    except UnexpectedInput:
+        raise _invalid(
+            reporter,
+            occ,
+            f"`{value}` is not a valid {what} for `--{occ.name}`",
+            f"write e.g. `--{occ.name}={example}`",
+        ) from None
+
+
+def slurm_time_seconds(occ: Occurrence, reporter: Reporter) -> int | None:
+    """Seconds of a Slurm time value; ``None`` is no limit (`0`, `UNLIMITED`, `-1`)."""
+    tree = _tree("slurm_time", occ, reporter, "time", "1-12:00:00")
+    nums = [int(str(t)) for t in tree.children if str(t).isdigit()]
+    kind = tree.data
+    if kind == "unlimited":
+        return None
+    if kind == "negative":
+        if nums != [1]:
+            raise _invalid(reporter, occ, f"`{occ.value}` is not a valid time", "use `UNLIMITED`")
+        return None
+    seconds = {
+        "minutes": lambda n: n[0] * 60,
+        "min_sec": lambda n: n[0] * 60 + n[1],
+        "hms": lambda n: n[0] * 3600 + n[1] * 60 + n[2],
+        "d_h": lambda n: n[0] * 86400 + n[1] * 3600,
+        "d_hm": lambda n: n[0] * 86400 + n[1] * 3600 + n[2] * 60,
+        "d_hms": lambda n: n[0] * 86400 + n[1] * 3600 + n[2] * 60 + n[3],
+    }[kind](nums)
+    return seconds if seconds > 0 else None  # `0` means no limit (sbatch.1)
+
+
+def slurm_mem_bytes(occ: Occurrence, reporter: Reporter) -> int:
+    """Bytes of a Slurm size: INT[K|M|G|T][B], default MiB (K rounds up to whole MiB)."""
+    tree = _tree("slurm_mem", occ, reporter, "size", "4G")
+    number = int(str(tree.children[0]))
+    unit = str(tree.children[1])[0].upper() if len(tree.children) > 1 else "M"
+    if unit == "K":
+        return -(-number // 1024) * MIB
+    return number * {"M": 1, "G": 1024, "T": 1024 * 1024}[unit] * MIB
+
+
+def _duration(seconds: int | None) -> Duration:
+    return Duration.from_seconds(seconds)
+
+
+def _size(n: int, scope: str | None = None) -> Size:
+    return Size.from_bytes(n, scope=scope)
+
+
+def _int(occ: Occurrence, reporter: Reporter, minimum: int = 0) -> int:
+    value = occ.value or ""
+    if not value.isdigit() or int(value) < minimum:
+        raise _invalid(
+            reporter,
+            occ,
+            f"`--{occ.name}` needs a whole number"
+            + (f" of at least {minimum}" if minimum else "")
+            + f", not `{value}`",
+            f"write e.g. `--{occ.name}=4`",
+        )
+    return int(value)
+
+
+def _component(occs: list[Occurrence], b: _Builder, *, first: bool) -> None:
+    reporter = b.reporter
+    opts = _last(occs, reporter)
+    _conflicts(opts, reporter)
+    other: dict[str, str] = {}
+    for name, occ in opts.items():
+        if not first and name in JOB_WIDE:
+            # SPLAT has these once per job; a later het component keeps its own raw value
+            other[name] = occ.value if occ.value is not None else ""
+            continue
+        try:
+            _option(name, occ, opts, b, other)
+        except Invalid:
+            continue
+    if other:
+        b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("slurm", {})[
+            "options"
+        ] = other
+    if first and "error" not in opts:
+        # sbatch writes stderr into the stdout file unless -e is given (pitfall 30)
+        b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = True
+    _memory(opts, b)
+
+
+def _conflicts(opts: dict[str, Occurrence], reporter: Reporter) -> None:
+    # checked with a real sbatch: `--exclusive` + `--oversubscribe` and `--gpus-per-node` +
+    # `--gres=gpu` are accepted (the last one wins / both apply), so they are not here
+    groups = [
+        (("mem", "mem-per-cpu", "mem-per-gpu"), "are mutually exclusive"),
+        (("cpus-per-task", "cpus-per-gpu"), "cannot be combined"),
+    ]
+    for names, why in groups:
+        given = [opts[n] for n in names if n in opts]
+        if len(given) > 1:
+            shown = " and ".join(f"`--{o.name}`" for o in given)
+            reporter.report(
+                "E135",
+                f"{shown} {why}",
+                given[-1].span,
+                notes=("sbatch rejects the script",),
+                help=f"keep only one of {shown}",
+            )
+
+
+def _option(
+    name: str, occ: Occurrence, opts: dict[str, Occurrence], b: _Builder, other: dict[str, str]
+) -> None:
+    reporter = b.reporter
+    value = occ.value
+    if name == "ignore-pbs":
+        return  # how sbatch reads this very script; the writer adds it when the body needs it
+    if name in ("help", "usage", "verbose", "quiet", "version", "wrap"):
+        reporter.report(
+            "W406",
+            f"sbatch ignores `--{name}` in a script",
+            occ.span,
+            help="remove it; it only means something on the command line",
+        )
+        return
+    if name == "job-name":
+        b.set("metadata.name", value, occ)
+    elif name == "partition":
+        b.set("spec.schedule.queue", value, occ)
+    elif name == "account":
+        b.set("spec.schedule.account", value, occ)
+    elif name == "qos":
+        b.set("spec.schedule.qos", value, occ)
+    elif name == "reservation":
+        b.set("spec.schedule.reservation", value, occ)
+    elif name == "hold":
+        b.set("spec.schedule.hold", True, occ)
+    elif name == "time":
+        b.set("spec.schedule.walltime", _duration(slurm_time_seconds(occ, reporter)), occ)
+    elif name == "time-min":
+        b.set("spec.schedule.walltimeMin", _duration(slurm_time_seconds(occ, reporter)), occ)
+    elif name in ("begin", "deadline"):
+        _when(name, occ, b)
+    elif name == "priority":
+        if value and value.isdigit() and int(value) <= NATIVE_RANGES["slurm"].high:
+            b.set("spec.schedule.priority", int(value), occ)
+        else:
+            b.ext("priority", value, occ)
+    elif name == "signal":
+        _signal(occ, b)
+    elif name == "nodes":
+        _nodes(occ, b)
+    elif name == "ntasks":
+        b.set("spec.resources.tasks", _int(occ, reporter, 1), occ)
+    elif name == "ntasks-per-node":
+        b.set("spec.resources.tasksPerNode", _int(occ, reporter, 1), occ)
+    elif name == "cpus-per-task":
+        b.set("spec.resources.cpusPerTask", Cpu.parse(_int(occ, reporter, 1)), occ)
+    elif name in ("mem", "mem-per-cpu"):
+        pass  # _memory, once every option is known
+    elif name == "mem-per-gpu":
+        b.ext("mem_per_gpu", _size(slurm_mem_bytes(occ, reporter), "gpu"), occ)
+    elif name == "tmp":
+        b.ext("tmp", _size(slurm_mem_bytes(occ, reporter), "node"), occ)
+    elif name in ("gres", "gpus", "gpus-per-node", "gpus-per-task"):
+        _gpus(name, occ, b)
+    elif name in EXT_STRINGS:
+        b.ext(EXT_STRINGS[name], value, occ)
+    elif name in EXT_INTS:
+        b.ext(EXT_INTS[name], _int(occ, reporter, 1), occ)
+    elif name in EXT_FLAGS:
+        b.ext(EXT_FLAGS[name], True, occ)
+    elif name == "chdir":
+        b.set("spec.execution.workingDir", value, occ)
+    elif name == "export":
+        _export(occ, b)
+    elif name == "get-user-env":
+        b.ext("get_user_env", value or "", occ)
+    elif name in ("output", "error", "input"):
+        _filename(name, occ, b)
+    elif name == "open-mode":
+        if value not in ("append", "truncate"):
+            raise _invalid(
+                reporter,
+                occ,
+                f"`--open-mode` is `append` or `truncate`, not `{value}`",
+                "write `--open-mode=append`",
+            )
+        b.set("spec.output.openMode", value, occ)
+    elif name == "mail-user":
+        b.set("spec.notifications.email", value, occ)
+    elif name == "mail-type":
+        _mail(occ, b)
+    elif name == "array":
+        _array(occ, b)
+    elif name == "dependency":
+        _dependency(occ, b)
+    elif name == "requeue":
+        if value:
+            other[name] = value
+        else:
+            b.set("spec.lifecycle.requeueOnFailure", True, occ)
+    elif name == "no-requeue":
+        b.set("spec.lifecycle.requeueOnFailure", False, occ)
+    elif name == "constraint":
+        b.set("spec.placement.constraint", value, occ)
+    elif name == "prefer":
+        b.set("spec.placement.prefer", value, occ)
+    elif name == "exclusive":
+        if value:
+            if value not in ("user", "mcs", "topo"):
+                raise _invalid(
+                    reporter,
+                    occ,
+                    f"`--exclusive` takes `user`, `mcs` or `topo`, not `{value}`",
+                    "write `--exclusive` or `--exclusive=user`",
+                )
+            b.ext("exclusive", value, occ)
+        else:
+            b.set("spec.placement.exclusive", True, occ)
+    elif name == "spread-job":
+        b.set("spec.placement.topology", "scatter", occ)
+    elif name == "switches":
+        _switches(occ, b)
+    elif name == "no-kill":
+        if value:
+            other[name] = value
+        else:
+            b.ext("no_kill", True, occ)
+    elif name == "kill-on-invalid-dep":
+        if (value or "").lower() not in ("yes", "no"):
+            raise _invalid(
+                reporter,
+                occ,
+                f"`--kill-on-invalid-dep` is `yes` or `no`, not `{value}`",
+                "write `--kill-on-invalid-dep=yes`",
+            )
+        b.ext("kill_on_invalid_dep", (value or "").lower() == "yes", occ)
+    elif name == "nice":
+        if value is None:
+            other[name] = ""
+        else:
+            try:
+                b.ext("nice", int(value), occ)
+            except ValueError:
+                raise _invalid(
+                    reporter, occ, f"`--nice` needs an integer, not `{value}`", "write `--nice=10`"
+                ) from None
+    elif name == "profile":
+        b.ext("profile", [p for p in (value or "").split(",") if p], occ)
+    else:
+        other[name] = value if value is not None else ""
+        b.source_map.add(f"spec.extensions.slurm.options.{name}", occ.span, occ.value_span)
+
+
+def _nodes(occ: Occurrence, b: _Builder) -> None:
+    tree = _tree("slurm_nodes", occ, b.reporter, "node count", "2 or 2-4")
+    counts = []
+    for tok in tree.children:
+        text = str(tok)
+        mult = {"k": 1024, "m": 1024 * 1024}.get(text[-1].lower(), 1)
+        counts.append(int(text.rstrip("kKmM")) * mult)
+    if counts[0] < 1:
+        raise _invalid(b.reporter, occ, "`--nodes` must be at least 1", "write `--nodes=1`")
+    b.set("spec.resources.nodes", counts[0], occ)
+    if len(counts) > 1 or not (occ.value or "").isdigit():
+        b.ext("nodes", occ.value, occ)
+
+
+def _when(name: str, occ: Occurrence, b: _Builder) -> None:
+    from bammmc.ir.values import ValueSyntaxError
+
+    value = occ.value or ""
+    # Slurm's YYYY-MM-DD[THH:MM[:SS]] is ISO 8601; every other form is relative or local
+    if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
+        try:
+            when = DateTime.parse(value)
+        except ValueSyntaxError:
+            pass
+        else:
+            field_name = "beginAfter" if name == "begin" else "deadline"
+            b.set(f"spec.schedule.{field_name}", when, occ)
+            return
+    b.ext(name, value, occ)
+
+
+def _signal(occ: Occurrence, b: _Builder) -> None:
+    from bammmc.ir.values import ValueSyntaxError
+
+    tree = _tree("slurm_signal", occ, b.reporter, "signal", "B:USR1@300")
+    flags = name = None
+    seconds = 60  # sbatch's default
+    for tok in tree.children:
+        if tok.type == "SIG_FLAGS":
+            flags = str(tok)
+        elif tok.type == "SIG_NAME":
+            name = str(tok)
+        else:
+            seconds = int(str(tok))
+    upper = (name or "").upper().removeprefix("SIG")
+    if not upper.isdigit() and upper not in SLURM_SIGNALS:
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"Slurm does not know the signal `{name}`",
+            "use a number or one of " + ", ".join(sorted(SLURM_SIGNALS)),
+        )
+    if not 0 <= seconds <= 65535:
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"`{seconds}` seconds is out of range (0-65535)",
+            "write e.g. `USR1@60`",
+        )
+    try:
+        sig = Signal.parse(f"{name}@{seconds}")
+    except ValueSyntaxError as exc:
+        raise _invalid(
+            b.reporter, occ, f"`{occ.value}`: {exc.message}", exc.help or "write e.g. `USR1@60`"
+        ) from None
+    b.set("spec.schedule.signalBeforeEnd", sig, occ)
+    if flags or "@" not in (occ.value or ""):
+        b.ext("signal", occ.value, occ)
+
+
+def _gpus(name: str, occ: Occurrence, b: _Builder) -> None:
+    tree = _tree("gres_list", occ, b.reporter, "GRES list", "gpu:a100:2")
+    scope = {"gres": "node", "gpus": "job", "gpus-per-node": "node", "gpus-per-task": None}[name]
+    generic: dict[str, Count] = {}
+    for entry in tree.children:
+        parts = [str(p) for p in entry.children]
+        if name != "gres":
+            parts = ["gpu", *parts]
+        kind = parts[0]
+        gtype = None
+        count = 1
+        rest = parts[1:]
+        if rest and _is_count(rest[-1]):
+            count = _count(rest[-1])
+            rest = rest[:-1]
+        if rest:
+            gtype = ":".join(rest)
+        amount = Count.parse(f"{count}/{scope}" if scope else count)
+        if kind == "gpu":
+            b.set("spec.resources.gpu.count", amount, occ)
+            if gtype:
+                b.set("spec.resources.gpu.type", gtype, occ)
+        elif kind == "none" and name == "gres":
+            continue
+        else:
+            generic[kind if not gtype else f"{kind}:{gtype}"] = amount
+    if generic:
+        b.set("spec.resources.genericResources", generic, occ)
+    key = {
+        "gres": "gres",
+        "gpus": "gpus",
+        "gpus-per-node": "gpus_per_node",
+        "gpus-per-task": "gpus_per_task",
+    }[name]
+    b.ext(key, occ.value, occ)
+
+
+def _is_count(text: str) -> bool:
+    return text.rstrip("kKmMgGtTpP").isdigit() and text[:1].isdigit()
+
+
+def _count(text: str) -> int:
+    """A GRES count, with sbatch's k/m/g/t/p suffixes (powers of 1024)."""
+    suffix = text[-1].lower()
+    power = "kmgtp".index(suffix) + 1 if suffix in "kmgtp" else 0
+    count: int = int(text.rstrip("kKmMgGtTpP")) * 1024**power
+    return count
+
+
+def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
+    reporter = b.reporter
+    res = b.get("spec.resources") or {}
+    cpus = res.get("cpusPerTask")
+    cpus_n = int(cpus.cores) if cpus is not None else 1
+    if "mem-per-cpu" in opts and "mem" not in opts:
+        occ = opts["mem-per-cpu"]
+        try:
+            per_cpu = slurm_mem_bytes(occ, reporter)
+        except Invalid:
+            return
+        b.set("spec.resources.memoryPerTask", _size(per_cpu * cpus_n), occ)
+    if "mem" in opts and "mem-per-cpu" not in opts:
+        occ = opts["mem"]
+        try:
+            per_node = slurm_mem_bytes(occ, reporter)
+        except Invalid:
+            return
+        per_node_tasks = res.get("tasksPerNode")
+        if per_node_tasks is None and res.get("nodes") == 1 and res.get("tasks"):
+            per_node_tasks = res["tasks"]
+        if per_node == 0 or per_node_tasks is None or per_node % (per_node_tasks * MIB):
+            b.ext("mem", _size(per_node, "node") if per_node else Size.parse(0), occ)
+        else:
+            b.set("spec.resources.memoryPerTask", _size(per_node // per_node_tasks), occ)
+
+
+def _export(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    items = value.split(",")
+    head = items[0].upper()
+    if head in ("ALL", "NONE", "NIL") or "=" in items[0]:
+        rest = items[1:] if head in ("ALL", "NONE", "NIL") else items
+        if all("=" in item and item.split("=", 1)[0] for item in rest):
+            inherit = head == "ALL"
+            b.set("spec.execution.environment.inheritFromSubmitter", inherit, occ)
+            if rest:
+                b.set(
+                    "spec.execution.environment.vars",
+                    dict(item.split("=", 1) for item in rest),
+                    occ,
+                )
+            if head == "NIL":
+                b.ext("export", value, occ)
+            return
+    b.ext("export", value, occ)
+
+
+def _filename(name: str, occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    tree = _tree("filename", occ, b.reporter, "file name pattern", "out_%j.log")
+    parts: list[str] = []
+    exact = True
+    for tok in tree.children:
+        if tok.type == "FN_TEXT":
+            parts.append(str(tok).replace("{", "{{").replace("}", "}}"))
+        elif tok.type == "FN_PERCENT":
+            parts.append("%")
+        elif tok.type == "FN_BACKSLASH":
+            exact = False  # a backslash turns every replacement off: keep the raw name
+            parts.append("\\")
+        else:
+            letter = str(tok)[-1]
+            if letter in PATTERN_VARIABLES and len(str(tok)) == 2:
+                parts.append("{" + PATTERN_VARIABLES[letter] + "}")
+            else:
+                exact = False
+                parts.append(str(tok))
+    if name == "input":
+        b.set("spec.execution.stdin", value, occ)
+        if not exact or "%" in value:
+            b.ext("input", value, occ)
+        return
+    template = Template.parse("".join(parts))
+    b.set(f"spec.output.{'stdout' if name == 'output' else 'stderr'}", template, occ)
+    if not exact:
+        b.ext(name, value, occ)
+
+
+def _mail(occ: Occurrence, b: _Builder) -> None:
+    tree = _tree("mail_types", occ, b.reporter, "mail type list", "END,FAIL")
+    words = [str(t).upper() for t in tree.children]
+    if not any(w in MAIL_WORDS for w in words):
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"`--mail-type={occ.value}` names no mail type",
+            "use BEGIN, END, FAIL, REQUEUE, ALL, NONE, TIME_LIMIT_50/80/90, ARRAY_TASKS",
+        )
+    events: list[str] = []
+    exact = True
+    for w in words:
+        if w in MAIL_EVENTS:
+            if MAIL_EVENTS[w] not in events:
+                events.append(MAIL_EVENTS[w])
+        elif w == "ALL":
+            events += [e for e in ("begin", "end", "fail", "requeue") if e not in events]
+            exact = False
+        else:
+            exact = False
+    if "NONE" in words:
+        events = []
+    b.set("spec.notifications.events", events, occ)
+    if not exact or [w for w in words if w in MAIL_EVENTS] != words:
+        b.ext("mail_type", occ.value, occ)
+
+
+def _array(occ: Occurrence, b: _Builder) -> None:
+    from bammmc.ir.values import ValueSyntaxError
+
+    try:
+        spec = IndexSpec.parse(occ.value or "")
+    except ValueSyntaxError as exc:
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"`--array={occ.value}`: {exc.message}",
+            exc.help or "write e.g. `--array=0-99%10`",
+        ) from None
+    b.set("spec.array.indices", spec, occ)
+
+
+def _dependency(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    tree = _tree("dependency", occ, b.reporter, "dependency list", "afterok:1234")
+    joins = {str(t) for t in tree.children if getattr(t, "type", None) == "DEP_JOIN"}
+    any_of = "?" in joins  # sbatch: one `?` makes the whole list "any" (checked)
+    portable: list[dict[str, Any]] = []
+    exact = not any_of
+    for dep in tree.children:
+        if getattr(dep, "data", None) is None:
+            continue
+        word = str(dep.children[0])
+        if dep.data == "bare":
+            if word.lower() == "singleton":
+                portable.append({"scheme": "singleton"})
+            elif word.isdigit():
+                portable.append({"scheme": "afterany", "value": word})
+                exact = False  # legacy bare id; written back as afterany:ID
+            else:
+                raise _invalid(
+                    b.reporter,
+                    occ,
+                    f"unknown dependency type `{word}`",
+                    "use afterok, afternotok, afterany, after, aftercorr or singleton",
+                )
+            continue
+        kind = word.lower()
+        if kind not in SLURM_DEPENDENCIES:
+            raise _invalid(
+                b.reporter,
+                occ,
+                f"unknown dependency type `{word}`",
+                "use afterok, afternotok, afterany, after, aftercorr or singleton",
+            )
+        for ref in dep.children[1:]:
+            job = str(ref.children[0])
+            extra = [c for c in ref.children[1:]]
+            text = job
+            for part in extra:
+                if part.data == "array_part":
+                    inner = part.children[0]
+                    text += "_" + (
+                        f"[{inner}]" if getattr(inner, "type", "") == "IDXLIST" else str(inner)
+                    )
+                else:
+                    exact = False  # +minutes
+            if kind in PORTABLE_DEPENDENCIES:
+                portable.append({"scheme": kind, "value": text})
+            else:
+                exact = False
+    if exact:
+        b.set("spec.dependencies", portable, occ)
+    else:
+        if not any_of and portable:
+            b.set("spec.dependencies", portable, occ)
+        b.ext("dependency", value, occ)
+
+
+def _switches(occ: Occurrence, b: _Builder) -> None:
+    count, _, wait = (occ.value or "").partition("@")
+    if not count.isdigit() or int(count) < 1:
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"`--switches` needs a count, not `{occ.value}`",
+            "write `--switches=1@10:00`",
+        )
+    b.ext("switches", int(count), occ)
+    if wait:
+        inner = Occurrence(occ.name, wait, occ.span, occ.value_span, occ.written)
+        b.ext("switches_max_wait", _duration(slurm_time_seconds(inner, b.reporter)), occ)
+
+
+def span_of(occ: Occurrence) -> Span:
+    return occ.value_span or occ.span

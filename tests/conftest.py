@@ -1,0 +1,97 @@
+"""Shared fixtures: the real-world corpus and the oracles of ../shared/oracles."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SHARED = ROOT.parent / "shared"
+ORACLES = SHARED / "oracles"
+CORPUS = SHARED / "corpus"
+
+
+def _start_slurm() -> dict[str, str] | str:
+    """Start (or find running) the Slurm oracle; its environment, or why it is unavailable."""
+    start = ORACLES / "slurm" / "start.sh"
+    if not start.is_file():
+        return f"no Slurm oracle at {start}"
+    if os.geteuid() != 0 and not shutil.which("sbatch"):
+        return "the Slurm oracle needs root to install Slurm"
+    try:
+        proc = subprocess.run(
+            ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return "the Slurm oracle did not start within 300 s"
+    if proc.returncode != 0:
+        return "the Slurm oracle failed to start: " + proc.stderr.strip()[-300:]
+    env = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, _, value = line[len("export ") :].partition("=")
+            env[key] = value.strip("'\"")
+    return env
+
+
+@pytest.fixture(scope="session")
+def sbatch_check(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[bool, str]]:
+    """``check(script_text) -> (accepted, sbatch's message)`` with real `sbatch --test-only`.
+
+    Skips (saying why) only when Slurm cannot be installed or started here."""
+    env = _start_slurm()
+    if isinstance(env, str):
+        pytest.skip(env)
+    full_env = {**os.environ, **env}
+    checker = ORACLES / "slurm" / "check-sbatch"
+    folder = tmp_path_factory.mktemp("sbatch")
+    counter = iter(range(10**9))
+
+    def check(text: str) -> tuple[bool, str]:
+        path = folder / f"job{next(counter)}.sbatch"
+        path.write_text(text)
+        proc = subprocess.run(
+            ["bash", str(checker), str(path)],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=120,
+            check=False,
+        )
+        if proc.returncode == 3:
+            pytest.skip("the Slurm oracle is not reachable: " + proc.stderr.strip())
+        return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
+
+    return check
+
+
+_CORPUS_RESULTS: list[tuple[str, str, str, str]] = []
+
+
+def record_corpus(fmt: str, name: str, diagnostics: list) -> None:  # type: ignore[type-arg]
+    """Note one corpus file's outcome for the summary printed after the run."""
+    errors = sorted({d.code for d in diagnostics if d.is_error})
+    warnings = sorted({d.code for d in diagnostics if not d.is_error})
+    status = "errors" if errors else "warnings" if warnings else "clean"
+    _CORPUS_RESULTS.append((fmt, name, status, " ".join(errors + warnings)))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _CORPUS_RESULTS:
+        return
+    terminalreporter.section("real-world corpus")
+    for fmt in sorted({r[0] for r in _CORPUS_RESULTS}):
+        rows = [r for r in _CORPUS_RESULTS if r[0] == fmt]
+        counts = {s: sum(r[2] == s for r in rows) for s in ("clean", "warnings", "errors")}
+        terminalreporter.write_line(
+            f"{fmt}: {len(rows)} files, {counts['clean']} clean, {counts['warnings']} with "
+            f"warnings, {counts['errors']} with errors, 0 crashes"
+        )
+        for _, name, status, codes in sorted(rows):
+            if status != "clean":
+                terminalreporter.write_line(f"  {status:<8} {name}: {codes}")

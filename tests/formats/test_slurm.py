@@ -1,0 +1,463 @@
+"""The Slurm format, table-driven: sbatch script -> IR, -> diagnostics, -> canonical sbatch.
+
+Every script the writer produces here is also submitted to a real `sbatch --test-only` (the
+Slurm oracle of ../shared/oracles) and must be accepted; the oracle also rejects what our reader
+rejects. The pitfalls of ../shared/docs/pitfalls.md for Slurm have their own rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import bammmc
+from bammmc.backends.splat import to_builtins
+from bammmc.diagnostics.model import Diagnostic
+
+SH = "#!/bin/bash\n"
+BODY = "srun hostname\n"
+Check = Callable[[str], tuple[bool, str]]
+
+
+def read(text: str) -> tuple[Any, list[Diagnostic]]:
+    job, diags = bammmc.parse(text, "slurm", filename="job.sbatch")
+    return (to_builtins(job) if job is not None else None), diags
+
+
+def codes(diags: list[Diagnostic]) -> list[str]:
+    return [d.code for d in diags]
+
+
+def subset(expected: Any, actual: Any, path: str = "") -> None:
+    """Every key of ``expected`` is in ``actual`` with an equal value (recursively)."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict), f"{path}: {actual!r}"
+        for key, value in expected.items():
+            assert key in actual, f"{path}.{key} missing in {actual!r}"
+            subset(value, actual[key], f"{path}.{key}")
+    else:
+        assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+
+
+def spec(**fields: Any) -> dict[str, Any]:
+    return {"spec": fields}
+
+
+# ── reading: directives -> IR fields ──────────────────────────────────────────────────────
+
+READ = [
+    # time: every form of time_str2secs (pitfalls 12-15)
+    ("time M:S is minutes:seconds", "--time=1:30", spec(schedule={"walltime": "PT1M30S"})),
+    ("time bare number is minutes", "--time=90", spec(schedule={"walltime": "PT1H30M"})),
+    ("time D-H is days-hours", "--time=1-12", spec(schedule={"walltime": "P1DT12H"})),
+    ("time D-H:M", "--time=2-12:30", spec(schedule={"walltime": "P2DT12H30M"})),
+    ("time H:M:S", "-t 01:00:30", spec(schedule={"walltime": "PT1H30S"})),
+    ("time 0 is no limit", "--time=0", spec(schedule={"walltime": "unlimited"})),
+    ("time UNLIMITED", "--time=UNLIMITED", spec(schedule={"walltime": "unlimited"})),
+    ("time-min", "--time-min=30", spec(schedule={"walltimeMin": "PT30M"})),
+    # names, queues, accounts
+    ("job name", "-J my-job", {"metadata": {"name": "my-job"}}),
+    ("quoted job name", '--job-name="my job"', {"metadata": {"name": "my job"}}),
+    ("partition", "-p gpu", spec(schedule={"queue": "gpu"})),
+    (
+        "account and qos",
+        "-A proj42 --qos=high",
+        spec(schedule={"account": "proj42", "qos": "high"}),
+    ),
+    ("hold", "-H", spec(schedule={"hold": True})),
+    ("reservation", "--reservation=maint", spec(schedule={"reservation": "maint"})),
+    # tasks, nodes, cpus
+    (
+        "nodes tasks cpus",
+        "-N 2 --ntasks-per-node=4 -c 8",
+        spec(resources={"nodes": 2, "tasksPerNode": 4, "cpusPerTask": 8}),
+    ),
+    ("tasks-per-node alias", "--tasks-per-node=2", spec(resources={"tasksPerNode": 2})),
+    (
+        "node range keeps its text",
+        "--nodes=2-4",
+        spec(resources={"nodes": 2}, extensions={"slurm": {"nodes": "2-4"}}),
+    ),
+    # memory: scope conversions (pitfalls 1, 4, 7)
+    (
+        "mem per node with tasks per node is per task",
+        "--mem=64G --ntasks-per-node=4",
+        spec(resources={"memoryPerTask": "16Gi"}),
+    ),
+    (
+        "mem per node without tasks per node stays per node",
+        "--mem=64G -N 2",
+        spec(extensions={"slurm": {"mem": "64Gi/node"}}),
+    ),
+    ("mem=0 is the whole node, not zero", "--mem=0", spec(extensions={"slurm": {"mem": 0}})),
+    (
+        "mem-per-cpu times cpus per task",
+        "--mem-per-cpu=2G -c 4",
+        spec(resources={"memoryPerTask": "8Gi"}),
+    ),
+    ("mem units: GB is G", "--mem-per-cpu=4GB", spec(resources={"memoryPerTask": "4Gi"})),
+    ("mem default unit is MiB", "--mem-per-cpu=4096", spec(resources={"memoryPerTask": "4Gi"})),
+    ("mem K rounds up to MiB", "--mem-per-cpu=100K", spec(resources={"memoryPerTask": "1Mi"})),
+    (
+        "single node: mem over tasks",
+        "-N 1 -n 4 --mem=16G",
+        spec(resources={"memoryPerTask": "4Gi"}),
+    ),
+    # GPUs and GRES keep their scope (pitfall 20)
+    (
+        "gres gpu is per node",
+        "--gres=gpu:a100:2",
+        spec(resources={"gpu": {"count": "2/node", "type": "a100"}}),
+    ),
+    ("gpus is per job", "--gpus=8", spec(resources={"gpu": {"count": "8/job"}})),
+    (
+        "gpus-per-task",
+        "-n 2 --gpus-per-task=a100:1",
+        spec(resources={"gpu": {"count": 1, "type": "a100"}}),
+    ),
+    (
+        "other gres",
+        "--gres=gpu:1,shard:2",
+        spec(resources={"gpu": {"count": "1/node"}, "genericResources": {"shard": "2/node"}}),
+    ),
+    # arrays (pitfall 24-25)
+    ("array with step and throttle", "--array=0-15:4%2", spec(array={"indices": "0-15:4%2"})),
+    ("array list", "-a 1,3,5-7", spec(array={"indices": "1,3,5-7"})),
+    # dependencies (pitfall 28)
+    (
+        "dependency all-of",
+        "--dependency=afterok:11:12,afterany:13",
+        spec(
+            dependencies=[
+                {"scheme": "afterok", "value": "11"},
+                {"scheme": "afterok", "value": "12"},
+                {"scheme": "afterany", "value": "13"},
+            ]
+        ),
+    ),
+    (
+        "dependency any-of stays raw",
+        "--dependency=afterok:11?afternotok:12",
+        spec(extensions={"slurm": {"dependency": "afterok:11?afternotok:12"}}),
+    ),
+    ("singleton", "-d singleton", spec(dependencies=[{"scheme": "singleton"}])),
+    (
+        "array element dependency",
+        "--dependency=afterok:123_4",
+        spec(dependencies=[{"scheme": "afterok", "value": "123_4"}]),
+    ),
+    # output patterns (pitfall 29-30)
+    (
+        "%A and %a are different",
+        "-o out_%A_%a.log",
+        spec(output={"stdout": "out_{array_job_id}_{array_index}.log", "mergeStderr": True}),
+    ),
+    (
+        "error given: streams separate",
+        "-o o_%j -e e_%j",
+        spec(output={"stdout": "o_{job_id}", "stderr": "e_{job_id}"}),
+    ),
+    (
+        "padding has no template: raw kept",
+        "-o out_%4a.log",
+        spec(extensions={"slurm": {"output": "out_%4a.log"}}),
+    ),
+    ("%% is a literal percent", "-o 100%%.log", spec(output={"stdout": "100%.log"})),
+    ("open mode", "--open-mode=append", spec(output={"openMode": "append"})),
+    # mail (pitfall 39)
+    (
+        "mail types",
+        "--mail-type=begin,END --mail-user=me@example.org",
+        spec(notifications={"email": "me@example.org", "events": ["begin", "end"]}),
+    ),
+    (
+        "mail ALL keeps the raw value",
+        "--mail-type=ALL",
+        spec(
+            notifications={"events": ["begin", "end", "fail", "requeue"]},
+            extensions={"slurm": {"mail_type": "ALL"}},
+        ),
+    ),
+    (
+        "mail types accumulate over options",
+        "--mail-type=BEGIN\n#SBATCH --mail-type=END",
+        spec(notifications={"events": ["begin", "end"]}),
+    ),
+    # environment, working dir, signal, begin
+    ("chdir", "-D /scratch/run", spec(execution={"workingDir": "/scratch/run"})),
+    (
+        "export list",
+        "--export=ALL,OMP_NUM_THREADS=4",
+        spec(
+            execution={
+                "environment": {"inheritFromSubmitter": True, "vars": {"OMP_NUM_THREADS": "4"}}
+            }
+        ),
+    ),
+    (
+        "export NONE",
+        "--export=NONE",
+        spec(execution={"environment": {"inheritFromSubmitter": False}}),
+    ),
+    ("signal", "--signal=USR1@90", spec(schedule={"signalBeforeEnd": "USR1@90"})),
+    (
+        "signal with batch flag keeps the raw value",
+        "--signal=B:USR1@300",
+        spec(
+            schedule={"signalBeforeEnd": "USR1@300"}, extensions={"slurm": {"signal": "B:USR1@300"}}
+        ),
+    ),
+    (
+        "begin ISO",
+        "--begin=2026-03-01T08:00:00",
+        spec(schedule={"beginAfter": "2026-03-01T08:00:00"}),
+    ),
+    ("begin relative", "--begin=now+1hour", spec(extensions={"slurm": {"begin": "now+1hour"}})),
+    # placement
+    (
+        "constraint and exclusive",
+        "-C 'avx512&ib' --exclusive",
+        spec(placement={"constraint": "avx512&ib", "exclusive": True}),
+    ),
+    ("exclusive=user", "--exclusive=user", spec(extensions={"slurm": {"exclusive": "user"}})),
+    ("requeue", "--requeue", spec(lifecycle={"requeueOnFailure": True})),
+    ("no-requeue", "--no-requeue", spec(lifecycle={"requeueOnFailure": False})),
+    # extensions
+    (
+        "node lists and licenses",
+        "-w node[01-04] -x node05 -L matlab:1",
+        spec(
+            extensions={
+                "slurm": {"nodelist": "node[01-04]", "exclude": "node05", "licenses": "matlab:1"}
+            }
+        ),
+    ),
+    (
+        "long tail options keep name and value",
+        "--acctg-freq=task=30 --reboot",
+        spec(extensions={"slurm": {"options": {"acctg-freq": "task=30", "reboot": ""}}}),
+    ),
+    # tokenizer: quotes, escapes, comments (shared/docs/formats/slurm.md §1.1, checked)
+    ("trailing comment", "-J a # a comment", {"metadata": {"name": "a"}}),
+    ("hash ends an unquoted word", "-J a#b", {"metadata": {"name": "a"}}),
+    ("hash inside quotes", "-J 'a#b'", {"metadata": {"name": "a#b"}}),
+    ("escaped hash", "-J a\\#b", {"metadata": {"name": "a#b"}}),
+    ("escaped quote inside quotes", '-J "a\\"b"', {"metadata": {"name": 'a"b'}}),
+    ("mid-word quotes", '-J a"b c"d', {"metadata": {"name": "ab cd"}}),
+    ("glued short option", "-N2 -n8", spec(resources={"nodes": 2, "tasks": 8})),
+    ("value on the next directive line", "--job-name\n#SBATCH foo", {"metadata": {"name": "foo"}}),
+    (
+        "combined flags",
+        "-HO",
+        spec(schedule={"hold": True}, extensions={"slurm": {"overcommit": True}}),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "directives", "expected"), READ, ids=[r[0] for r in READ])
+def test_read(name: str, directives: str, expected: dict[str, Any]) -> None:
+    job, diags = read(f"{SH}#SBATCH {directives}\n{BODY}")
+    assert [d for d in diags if d.is_error] == []
+    subset(expected, job)
+
+
+# ── reading: diagnostics ──────────────────────────────────────────────────────────────────
+
+DIAGNOSTICS = [
+    ("mem with mem-per-cpu", "#SBATCH --mem=8G --mem-per-cpu=2G\n", ["E135"]),
+    (
+        "unknown option with suggestion",
+        "#SBATCH --ntasks-per-nod=4 --memory=1G\n",
+        ["W403", "E130"],
+    ),
+    ("--gpu is ambiguous, as sbatch says (pitfall 21)", "#SBATCH --gpu=1\n", ["E136"]),
+    ("ambiguous abbreviation", "#SBATCH --mem-per=2G\n", ["E136"]),
+    ("abbreviation", "#SBATCH --job-nam=x\n", ["W403"]),
+    ("unquoted space", "#SBATCH --job-name=my job\n", ["E133"]),
+    ("unmatched quote", '#SBATCH --job-name="abc\n', ["E020"]),
+    ("flag with value", "#SBATCH --hold=1\n", ["E132"]),
+    ("missing value", "#SBATCH --time\n", ["E131"]),
+    ("bad time", "#SBATCH --time=1h\n", ["E134"]),
+    ("fractional memory", "#SBATCH --mem=1.5G\n", ["E134"]),
+    ("unknown mail type", "#SBATCH --mail-type=bogus\n", ["E134"]),
+    ("unknown signal", "#SBATCH --signal=BUS@10\n", ["E134"]),
+    ("backwards array", "#SBATCH --array=5-1\n", ["E134"]),
+    ("bad dependency", "#SBATCH --dependency=nonsense:1\n", ["E134"]),
+    ("late directive", "#SBATCH -J a\necho hi\n#SBATCH --time=5\n", ["W402"]),
+    ("indented directive", "  #SBATCH --time=5\n", ["W402"]),
+    ("lower-case directive", "#sbatch --time=5\n", ["W402"]),
+    ("options after hetjob are dropped", "#SBATCH -N 1\n#SBATCH hetjob -N 2\n", ["W402"]),
+    ("repeated option", "#SBATCH --time=10\n#SBATCH --time=20\n", ["W407"]),
+    ("foreign directive", "#SBATCH -J a\n#PBS -N b\n", ["W404"]),
+    ("CLI-only option", "#SBATCH --verbose\n", ["W406"]),
+    ("stray colon", "#SBATCH : -N 2\n", ["E133"]),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), DIAGNOSTICS, ids=[d[0] for d in DIAGNOSTICS])
+def test_diagnostics(name: str, text: str, expected: list[str]) -> None:
+    _, diags = read(SH + text + BODY)
+    assert codes(diags) == expected
+    assert all(d.span is not None and d.help for d in diags)
+
+
+def test_unknown_option_suggests() -> None:
+    _, diags = read(SH + "#SBATCH --ntasts-per-node=4\n" + BODY)
+    assert diags[0].help == "did you mean `--ntasks-per-node`?"
+    assert (diags[0].span.line, diags[0].span.column) == (2, 9)  # type: ignore[union-attr]
+
+
+def test_late_directive_is_not_read() -> None:
+    job, _ = read(SH + "#SBATCH -J a\necho hi\n#SBATCH --time=5\n")
+    assert "schedule" not in job["spec"]
+    assert job["spec"]["execution"]["script"] == SH + "echo hi\n#SBATCH --time=5\n"
+
+
+def test_hetjob_components() -> None:
+    job, diags = read(SH + "#SBATCH -J het -t 10 -N 1\n#SBATCH hetjob\n#SBATCH -N 2 -c 4\n" + BODY)
+    assert diags == []
+    assert job["spec"]["resources"] == {"nodes": 1}
+    comps = job["spec"]["extensions"]["slurm"]["het_components"]
+    assert comps == [{"resources": {"nodes": 2, "cpusPerTask": 4}}]
+
+
+def test_script_keeps_everything_but_directives() -> None:
+    text = SH + "# a comment\n#SBATCH -J a\n\n#SBATCH -N 1\nmodule load x\n" + BODY
+    job, _ = read(text)
+    assert job["spec"]["execution"]["script"] == SH + "# a comment\n\nmodule load x\n" + BODY
+
+
+# ── writing: canonical sbatch, accepted by real sbatch ────────────────────────────────────
+
+IDENTITY = [
+    ("minimal", "", ""),
+    (
+        "name and time",
+        "#SBATCH -J hello -t 10\n",
+        "#SBATCH --job-name=hello\n#SBATCH --time=00:10:00\n",
+    ),
+    (
+        "resources",
+        "#SBATCH -N 2 --ntasks-per-node=4 -c 2 --mem=32G -p batch\n",
+        "#SBATCH --partition=batch\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\n"
+        "#SBATCH --cpus-per-task=2\n#SBATCH --mem=32G\n",
+    ),
+    (
+        "mem per cpu",
+        "#SBATCH -n 4 -c 2 --mem-per-cpu=1500M\n",
+        "#SBATCH --ntasks=4\n#SBATCH --cpus-per-task=2\n#SBATCH --mem-per-cpu=1500M\n",
+    ),
+    ("mem 0", "#SBATCH --mem=0\n", "#SBATCH --mem=0\n"),
+    (
+        "gpus",
+        "#SBATCH -p gpu --gres=gpu:a100:2 -n 2\n",
+        "#SBATCH --partition=gpu\n#SBATCH --ntasks=2\n#SBATCH --gres=gpu:a100:2\n",
+    ),
+    (
+        "array and output",
+        "#SBATCH --array=1-10:3%2 -o 'logs/%x_%A_%a.out'\n",
+        "#SBATCH --array=1-10:3%2\n#SBATCH --output=logs/%x_%A_%a.out\n",
+    ),
+    (
+        "quoted name",
+        "#SBATCH --job-name='my job #1'\n",
+        '#SBATCH --job-name="my job #1"\n',
+    ),
+    (
+        "mail and dependency",
+        "#SBATCH --mail-type=END,FAIL --mail-user=me@example.org -d afterok:1\n",
+        "#SBATCH --dependency=afterok:1\n#SBATCH --mail-user=me@example.org\n"
+        "#SBATCH --mail-type=END,FAIL\n",
+    ),
+    (
+        "export and chdir",
+        "#SBATCH --export=NONE,A=1 -D /tmp\n",
+        "#SBATCH --chdir=/tmp\n#SBATCH --export=NONE,A=1\n",
+    ),
+    (
+        "signal, requeue, exclusive",
+        "#SBATCH --signal=B:USR1@300 --requeue --exclusive\n",
+        "#SBATCH --exclusive\n#SBATCH --requeue\n#SBATCH --signal=B:USR1@300\n",
+    ),
+    (
+        "hetjob",
+        "#SBATCH -N 1 -t 10\n#SBATCH hetjob\n#SBATCH -N 2\n",
+        "#SBATCH --time=00:10:00\n#SBATCH --nodes=1\n#SBATCH hetjob\n#SBATCH --nodes=2\n",
+    ),
+    ("licenses", "#SBATCH -L matlab:1\n", "#SBATCH --licenses=matlab:1\n"),
+    ("constraint", "#SBATCH -C avx512\n", "#SBATCH --constraint=avx512\n"),
+]
+
+
+def canonical(directives: str) -> str:
+    return SH + directives + BODY
+
+
+@pytest.mark.parametrize(("name", "source", "expected"), IDENTITY, ids=[i[0] for i in IDENTITY])
+def test_identity(name: str, source: str, expected: str) -> None:
+    out, diags = bammmc.convert(canonical(source), "slurm", "slurm")
+    assert [d for d in diags if d.is_error] == []
+    assert out == canonical(expected)
+    again, _ = bammmc.convert(out, "slurm", "slurm")
+    assert again == out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("name", "source", "expected"), IDENTITY, ids=[i[0] for i in IDENTITY])
+def test_written_scripts_are_accepted_by_sbatch(
+    name: str, source: str, expected: str, sbatch_check: Check
+) -> None:
+    accepted, message = sbatch_check(canonical(expected))
+    assert accepted, message
+
+
+REJECTED_BY_BOTH = [
+    "#SBATCH --time=1h\n",
+    "#SBATCH --mem=foo\n",
+    "#SBATCH --mem=8G --mem-per-cpu=2G\n",
+    "#SBATCH --mail-type=bogus\n",
+    "#SBATCH --array=5-1\n",
+    "#SBATCH --job-name=my job\n",
+    "#SBATCH --bogus=1\n",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("directives", REJECTED_BY_BOTH)
+def test_sbatch_rejects_what_we_reject(directives: str, sbatch_check: Check) -> None:
+    _, diags = read(canonical(directives))
+    assert any(d.is_error for d in diags)
+    accepted, _ = sbatch_check(canonical(directives))
+    assert not accepted
+
+
+def test_writer_refuses_line_breaks() -> None:
+    job, _ = bammmc.parse(
+        'apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: "a\\n#SBATCH -x y"\n',
+        "splat",
+    )
+    assert job is not None
+    _, diags = bammmc.emit(job, "slurm")
+    assert codes(diags) == ["E140"]
+
+
+def test_writer_adds_ignore_pbs_for_foreign_lines() -> None:
+    job, _ = bammmc.parse(SH + "#SBATCH -J a\n#PBS -N b\n" + BODY, "slurm")
+    assert job is not None
+    out, _ = bammmc.emit(job, "slurm")
+    assert "#SBATCH --ignore-pbs\n" in out
+
+
+def test_splat_to_slurm_reports_losses() -> None:
+    text = (
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  gang:\n    minAvailable: 2\n"
+        "  resources:\n    cpusPerTask: 500m\n"
+    )
+    out, diags = bammmc.convert(text, "splat", "slurm")
+    assert out is not None and "--cpus-per-task=1" in out
+    assert sorted((d.code, d.field) for d in diags) == [
+        ("W201", "spec.gang"),
+        ("W301", "spec.resources.cpusPerTask"),
+    ]
