@@ -323,7 +323,7 @@ def convert_cmd(
         from bammmc.explain import explain_text
 
         for c in compiled:
-            sys.stderr.write(explain_text(c, target.name, diag_format))
+            sys.stderr.write(explain_text(c, target.name, diag_format, reporter.diagnostics))
 
     if output and output != "-":
         try:

@@ -8,14 +8,24 @@ fills the other statuses comes with the fidelity pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
+from bammmc.diagnostics.model import Diagnostic
 from bammmc.pipeline import Compiled
 
 
-def rows(compiled: Compiled, target: str) -> list[dict[str, Any]]:
+def rows(
+    compiled: Compiled, target: str, diagnostics: Sequence[Diagnostic] = ()
+) -> list[dict[str, Any]]:
+    """One row per field the source set; a W2xx/W3xx about the field (or a parent of it) from
+    the backend marks it lost/approximated."""
+    verdicts: dict[str, tuple[str, str]] = {}
+    for d in diagnostics:
+        if d.field and d.code[:2] in ("W2", "W3"):
+            verdicts[d.field] = ("lost" if d.code.startswith("W2") else "approximated", d.code)
     smap = compiled.source_map
     leaves = [
         p
@@ -25,28 +35,35 @@ def rows(compiled: Compiled, target: str) -> list[dict[str, Any]]:
     out = []
     for path in leaves:
         span = smap.values[path]
+        status, code = "exact", None
+        for field, verdict in verdicts.items():
+            if path == field or path.startswith((field + ".", field + "[")):
+                status, code = verdict
         out.append(
             {
                 "field": path,
                 "line": span.line,
                 "column": span.column,
                 "target": target,
-                "status": "exact",
-                "code": None,
+                "status": status,
+                "code": code,
             }
         )
     return out
 
 
-def explain_text(compiled: Compiled, target: str, diag_format: str) -> str:
-    table = rows(compiled, target)
+def explain_text(
+    compiled: Compiled, target: str, diag_format: str, diagnostics: Sequence[Diagnostic] = ()
+) -> str:
+    table = rows(compiled, target, diagnostics)
     if diag_format == "json":
         return "".join(orjson.dumps({"explain": row}).decode() + "\n" for row in table)
     width = max((len(r["field"]) for r in table), default=5)
     lines = [f"{'field':<{width}}  {'source':<9}  status"]
     for r in table:
         where = f"{r['line']}:{r['column']}"
-        lines.append(f"{r['field']:<{width}}  {where:<9}  {r['status']}")
+        code = f" ({r['code']})" if r["code"] else ""
+        lines.append(f"{r['field']:<{width}}  {where:<9}  {r['status']}{code}")
     exact = sum(r["status"] == "exact" for r in table)
     approx = sum(r["status"] == "approximated" for r in table)
     lost = sum(r["status"] == "lost" for r in table)

@@ -96,3 +96,66 @@ def test_hostile_inputs(benchmark: BenchmarkFixture, kind: str, tmp_path: Path) 
     _run(args)
     assert time.perf_counter() - start < 1.0
     benchmark.pedantic(_run, args=(args,), rounds=3, iterations=1)
+
+
+SLURM_40 = (
+    "#!/bin/bash\n"
+    + "".join(
+        f"#SBATCH {d}\n"
+        for d in [
+            "--job-name=bench",
+            "--partition=batch",
+            "--account=proj",
+            "--qos=normal",
+            "--time=1-12:00:00",
+            "--time-min=12:00:00",
+            "--nodes=2",
+            "--ntasks-per-node=4",
+            "--cpus-per-task=4",
+            "--mem=64G",
+            "--gres=gpu:a100:2",
+            "--constraint=avx512&ib",
+            "--exclusive",
+            "--array=0-99:3%5",
+            "--output=logs/%x_%A_%a.out",
+            "--error=logs/%x_%A_%a.err",
+            "--open-mode=append",
+            "--chdir=/scratch/run",
+            "--export=ALL,OMP_NUM_THREADS=4",
+            "--mail-type=BEGIN,END,FAIL",
+            "--mail-user=me@example.org",
+            "--dependency=afterok:100:101",
+            "--requeue",
+            "--signal=B:USR1@300",
+            "--begin=2026-03-01T08:00:00",
+            "--licenses=matlab:1",
+            "--nodelist=node[01-02]",
+            "--exclude=node09",
+            "--comment=benchmark",
+            "--distribution=block:cyclic",
+            "--hint=nomultithread",
+            "--nice=10",
+            "--gpu-bind=closest",
+            "--gres-flags=enforce-binding",
+            "--wckey=bench",
+            "--profile=task",
+            "--switches=1@10:00",
+            "--reservation=maint",
+            "--kill-on-invalid-dep=yes",
+            "--acctg-freq=task=30",
+        ]
+    )
+    + "srun ./app\n"
+)
+
+
+def test_slurm_40_directives(benchmark: BenchmarkFixture) -> None:
+    """Read, lower and re-emit a 40-directive sbatch script (in process)."""
+    assert SLURM_40.count("#SBATCH") == 40
+
+    def run() -> str:
+        job, diags = bammmc.parse(SLURM_40, "slurm")
+        assert job is not None and not [d for d in diags if d.is_error]
+        return bammmc.emit(job, "slurm")[0]
+
+    assert benchmark(run)
