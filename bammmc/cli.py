@@ -148,7 +148,7 @@ class _Printer:
         from bammmc.diagnostics.model import sort_key
 
         diags, self.diagnostics = self.diagnostics, []
-        diags.sort(key=lambda d: (d.span.file or "" if d.span else "", *sort_key(d)))
+        diags.sort(key=sort_key)
         if self.diag_format == "json":
             from bammmc.diagnostics.render import json as render_json
 
@@ -219,6 +219,8 @@ def _write_atomic(path: str, text: str) -> None:
     so a failure never leaves a partial file and an existing file stays untouched."""
     import tempfile
 
+    if os.path.islink(path):  # write through a symlink to its target, keeping the link
+        path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".bammmc-", dir=directory)
     try:
@@ -338,8 +340,9 @@ def convert_cmd(
                 output,
             )
     else:
-        sys.stdout.write(out_text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(out_text.encode("utf-8"))  # UTF-8 whatever the locale says
+        sys.stdout.buffer.flush()
     printer.flush()
 
 

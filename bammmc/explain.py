@@ -27,11 +27,12 @@ def rows(
         if d.field and d.code[:2] in ("W2", "W3"):
             verdicts[d.field] = ("lost" if d.code.startswith("W2") else "approximated", d.code)
     smap = compiled.source_map
-    leaves = [
-        p
-        for p in smap.values
-        if not any(q.startswith(p + ".") or q.startswith(p + "[") for q in smap.values)
-    ]
+    parents = set()
+    for q in smap.values:  # every proper prefix of a path is a parent, not a leaf
+        for i, ch in enumerate(q):
+            if ch in ".[" and i:
+                parents.add(q[:i])
+    leaves = [p for p in smap.values if p not in parents]
     out = []
     for path in leaves:
         span = smap.values[path]

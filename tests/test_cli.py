@@ -120,3 +120,54 @@ def test_check_exit_status_and_summary(tmp_path: Path) -> None:
     failing = CliRunner().invoke(main, ["check", str(good), str(bad)])
     assert failing.exit_code == 1
     assert "1 with errors" in failing.stderr
+
+
+def test_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    import os
+
+    name = os.fsdecode(b"caf\xe9.splat.yaml")
+    path = tmp_path / name
+    path.write_text("kind: Job\n")
+    result = CliRunner().invoke(main, ["check", "--diagnostics", "json", str(path)])
+    (diag,) = [json.loads(line) for line in result.stderr.splitlines()]
+    assert diag["code"] == "E103" and diag["file"].endswith("caf\\xe9.splat.yaml")
+    sarif = CliRunner().invoke(main, ["check", "--diagnostics", "sarif", str(path)])
+    assert json.loads(sarif.stderr)["runs"][0]["results"][0]["ruleId"] == "E103"
+
+
+def test_whole_file_problems_name_the_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.splat.yaml"
+    empty.write_text("")
+    result = CliRunner().invoke(main, ["check", "--diagnostics", "json", str(empty)])
+    (diag,) = [json.loads(line) for line in result.stderr.splitlines()]
+    assert (diag["code"], diag["file"], diag["line"]) == ("E001", str(empty), None)
+
+
+def test_stdout_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    src = tmp_path / "job.splat.yaml"
+    src.write_text(HEAD + "metadata:\n  name: café\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bammmc", str(src), "--to", "splat"],
+        capture_output=True,
+        env={**__import__("os").environ, "PYTHONIOENCODING": "ascii"},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "café".encode() in proc.stdout
+
+
+def test_trailing_document_marker_is_not_a_second_job() -> None:
+    result = CliRunner().invoke(main, ["check", "--from", "splat", "-"], input=HEAD + "---\n")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_output_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    src = tmp_path / "job.splat.yaml"
+    src.write_text(HEAD)
+    target = tmp_path / "real.splat.yaml"
+    target.write_text("old\n")
+    link = tmp_path / "link.splat.yaml"
+    link.symlink_to(target)
+    result = CliRunner().invoke(main, [str(src), "-o", str(link)])
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink() and target.read_text() == HEAD

@@ -54,6 +54,18 @@ CASES = [
         "E006",
     ),
     ("scalar-document", b"just a string\n", "E102"),
+    ("recursive-alias", HEAD.encode() + b"spec:\n  placement:\n    affinity: &a {b: *a}\n", "E006"),
+    (
+        "huge-integer",
+        HEAD.encode() + b"spec:\n  resources:\n    tasks: " + b"9" * 5000 + b"\n",
+        "E102",
+    ),
+    (
+        "huge-size",
+        HEAD.encode() + b"spec:\n  resources:\n    memoryPerTask: " + b"9" * 5000 + b"Gi\n",
+        "E105",
+    ),
+    ("many-unknown-keys", HEAD.encode() + b"".join(b"k%d: 1\n" % i for i in range(5000)), "E101"),
     ("list-document", b"- 1\n- 2\n", "E102"),
 ]
 

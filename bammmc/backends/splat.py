@@ -35,22 +35,38 @@ def to_builtins(job: Job) -> Any:
     return msgspec.to_builtins(job, enc_hook=enc_hook)
 
 
+#: Characters a literal block cannot hold as themselves (YAML line breaks other than `\n`, BOM).
+_NOT_IN_BLOCKS = frozenset("\r\x85\u2028\u2029\ufeff")
+
+
+def _block_safe(text: str) -> bool:
+    """Can this multi-line string be written as a `|` block and read back unchanged? Tabs and
+    trailing spaces can (PyYAML refuses them only out of caution); control characters cannot."""
+    return "\n" in text and not any(
+        (ch < " " and ch not in "\n\t") or ch == "\x7f" or ch in _NOT_IN_BLOCKS for ch in text
+    )
+
+
 @functools.cache
 def _dumper() -> type:
+    """The pure-Python SafeDumper, so the canonical bytes do not depend on whether libyaml is
+    installed (libyaml escapes characters beyond the BMP and refuses more block scalars)."""
     import yaml
 
-    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-    class Dumper(base):  # type: ignore[valid-type,misc]
-        pass
-
     from bammmc.frontends.yamlnodes import resolve_plain
+
+    class Dumper(yaml.SafeDumper):
+        def analyze_scalar(self, scalar: str) -> Any:
+            analysis = super().analyze_scalar(scalar)
+            if _block_safe(scalar):
+                analysis.allow_block = True
+            return analysis
 
     def represent_str(dumper: Any, data: str) -> Any:
         # PyYAML quotes by YAML 1.1 rules; our reader resolves by YAML 1.2, so also quote what
         # 1.2 would read as something else (`1e3`, `0o17`).
         style: str | None = None
-        if "\n" in data:
+        if _block_safe(data):
             style = "|"
         elif resolve_plain(data) != data or not isinstance(resolve_plain(data), str):
             style = "'"

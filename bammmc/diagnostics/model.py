@@ -60,6 +60,13 @@ class Diagnostic(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     notes: tuple[str, ...] = ()
     help: str | None = None
     field: str | None = None
+    #: the file a diagnostic without a span is about (a whole-file problem)
+    file: str | None = None
+
+    @property
+    def path(self) -> str | None:
+        """The file this diagnostic is about."""
+        return self.span.file if self.span is not None else self.file
 
     @property
     def name(self) -> str:
@@ -81,7 +88,7 @@ class Reporter:
     """Collects diagnostics for one input. Stages call :meth:`report`; nothing is printed."""
 
     def __init__(self, file: str | None = None) -> None:
-        self.file = file
+        self.file = printable_path(file) if file is not None else None
         self.diagnostics: list[Diagnostic] = []
 
     def report(
@@ -109,6 +116,7 @@ class Reporter:
             notes=tuple(notes),
             help=help,
             field=field,
+            file=self.file if span is None else None,
         )
         self.diagnostics.append(diag)
         return diag
@@ -118,7 +126,19 @@ class Reporter:
         return any(d.is_error for d in self.diagnostics)
 
 
-def sort_key(d: Diagnostic) -> tuple[int, int, str]:
+def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
+    """File, then position; a whole-file diagnostic first in its file."""
     if d.span is None:
-        return (0, 0, d.code)
-    return (d.span.line, d.span.column, d.code)
+        return (d.file or "", 0, 0, d.code)
+    return (d.span.file or "", d.span.line, d.span.column, d.code)
+
+
+def printable_path(path: str) -> str:
+    """A file name that is valid text: undecodable bytes (surrogate escapes) as `\\xNN`."""
+    import os
+
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")

@@ -27,11 +27,19 @@ class Read:
 
 
 def sniff(text: str) -> bool:
-    """Does the text look like SPLAT? (``apiVersion: bammm.io/…`` near the top)"""
-    for line in text[:4096].splitlines():
-        stripped = line.strip().strip('"').strip("'")
-        if stripped.startswith("apiVersion") and "bammm.io/" in stripped:
+    """Does the text look like SPLAT? (an ``apiVersion`` of ``bammm.io/…`` near the top, in
+    block YAML, flow YAML or JSON, minified or not)
+
+    >>> sniff('{"apiVersion":"bammm.io/v1alpha1","kind":"Job"}'), sniff("apiVersion: v1")
+    (True, False)
+    """
+    head = text[:8192]
+    at = head.find("apiVersion")
+    while at >= 0:
+        rest = head[at + len("apiVersion") : at + len("apiVersion") + 40].lstrip("\"' \t:")
+        if rest.startswith("bammm.io/"):
             return True
+        at = head.find("apiVersion", at + 1)
     return False
 
 

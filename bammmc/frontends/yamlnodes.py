@@ -115,6 +115,8 @@ def resolve_plain(text: str) -> Any:
     >>> [resolve_plain(t) for t in ("yes", "0755", "0x1f", "1.5", "~", "1:30", "true")]
     ['yes', 755, 31, 1.5, None, '1:30', True]
     """
+    if len(text) > 100:  # no number is this long; and int() refuses > 4300 digits
+        return text
     if _NULL.match(text):
         return None
     if _BOOL.match(text):
@@ -154,6 +156,7 @@ def compose(
     seen_keys: list[dict[Any, Node]] = []
     anchors: dict[str, Node] = {}
     doc_count = 0
+    doc_starts: list[Span] = []
 
     def attach(node: Node) -> bool:
         if not stack:
@@ -192,15 +195,7 @@ def compose(
         for event in yaml.parse(text, Loader=loader):
             if isinstance(event, ev.DocumentStartEvent):
                 doc_count += 1
-                if doc_count == 2 and not allow_multiple:
-                    reporter.report(
-                        "E004",
-                        "more than one YAML document in one job file",
-                        _span(file, event.start_mark, event.end_mark),
-                        label="a second document starts here",
-                        help="put one job per file, or pass `--batch` to read every document",
-                    )
-                    return []
+                doc_starts.append(_span(file, event.start_mark, event.end_mark))
             elif isinstance(event, ev.ScalarEvent):
                 tag = event.tag
                 node_span = _span(file, event.start_mark, event.end_mark)
@@ -287,6 +282,15 @@ def compose(
                 )
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        # An unclosed quote or bracket is found only at the end of the file: point at where
+        # it was opened instead (the context mark), which is where the fix goes.
+        if (
+            exc.context_mark is not None
+            and mark is not None
+            and mark.index >= len(text.rstrip())
+            and exc.context_mark.index < mark.index
+        ):
+            mark = exc.context_mark
         span = _span(file, mark, mark) if mark is not None else None
         if span is not None:
             span = Span(
@@ -300,15 +304,23 @@ def compose(
             )
         problem = (exc.problem or "invalid YAML").rstrip(".")
         notes = (f"{exc.context}",) if exc.context else ()
-        reporter.report(
-            "E003",
-            f"invalid YAML: {problem}",
-            span,
-            notes=notes,
-            help="check indentation, quoting and the `key: value` form on this line",
-        )
+        help_text = "check indentation, quoting and the `key: value` form on this line"
+        if mark is not None and text[mark.index : mark.index + 1] == "\t":
+            help_text = "YAML does not allow tabs for indentation: use spaces"
+        reporter.report("E003", f"invalid YAML: {problem}", span, notes=notes, help=help_text)
         return []
     except yaml.YAMLError as exc:
-        reporter.report("E003", f"invalid YAML: {exc}")
+        reporter.report("E003", f"invalid YAML: {exc}", help="check the file is YAML")
         return []
+    if not allow_multiple:
+        real = [i for i, d in enumerate(docs) if not (d.kind == "scalar" and d.value is None)]
+        if len(real) > 1:  # empty documents (a trailing `---`) do not count
+            reporter.report(
+                "E004",
+                "more than one YAML document in one job file",
+                doc_starts[real[1]] if real[1] < len(doc_starts) else None,
+                label="a second document starts here",
+                help="put one job per file, or pass `--batch` to read every document",
+            )
+            return []
     return docs

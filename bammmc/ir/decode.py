@@ -22,12 +22,14 @@ from msgspec import inspect as mi
 
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
-from bammmc.frontends.yamlnodes import Node
+from bammmc.frontends.yamlnodes import MAX_DEPTH, Node
 from bammmc.ir.sourcemap import SourceMap, join_path
 from bammmc.ir.values import Value, ValueSyntaxError
 
 #: Nodes one decode may visit, counting each alias expansion: bounds alias bombs.
 MAX_NODES: Final = 200_000
+#: Unknown keys reported one by one before the rest are summed up.
+MAX_UNKNOWN: Final = 50
 
 
 class Invalid(Exception):
@@ -113,6 +115,8 @@ class Decoder:
         self.root = root
         self.source_map = SourceMap()
         self.budget = max_nodes
+        self.max_nodes = max_nodes
+        self.unknown = 0
 
     def decode(self, node: Node) -> Any | None:
         """The root struct, or ``None`` when an error made it unbuildable."""
@@ -123,13 +127,14 @@ class Decoder:
         except BudgetExceeded:
             self.reporter.report(
                 "E006",
-                "document expands to too many nodes",
+                f"document expands to more than {self.max_nodes:,} nodes or {MAX_DEPTH} levels",
                 node.span,
                 notes=(
                     "YAML aliases are expanded where they are used; a few anchors can expand "
-                    "into billions of nodes (an 'alias bomb')",
+                    "into billions of nodes (an 'alias bomb'), and an alias inside its own "
+                    "anchor never ends",
                 ),
-                help="write the values out instead of nesting aliases",
+                help="write the values out instead of nesting aliases; split a huge job",
             )
             return None
 
@@ -211,11 +216,19 @@ class Decoder:
             for key, value in node.items:
                 if key.kind != "scalar" or key.value is None:
                     self.reporter.report(
-                        "E102", "expected a string key", key.span, field=path or None
+                        "E102",
+                        "expected a string key",
+                        key.span,
+                        field=path or None,
+                        help="write the key as a plain word or a quoted string",
                     )
                     failed = True
                     continue
                 name = str(key.text)
+                if name in result:
+                    self._key_collision(key, name, path)
+                    failed = True
+                    continue
                 child_path = join_path(path, name)
                 self.source_map.add(child_path, key.span, value.span)
                 try:
@@ -226,18 +239,48 @@ class Decoder:
                 raise Invalid()
             return result
         if isinstance(t, mi.AnyType):
-            return self._plain(node)
+            return self._plain(node, path)
         if node.kind != "scalar":
             raise self._wrong_type(node, t, path)
         return self._scalar(node, t, path)
 
-    def _plain(self, node: Node) -> Any:
+    def _plain(self, node: Node, path: str, depth: int = 0) -> Any:
+        """A free-form value (``affinity``, ``resource_graph``…) as plain data. Depth is bounded
+        too: an alias inside its own anchor would otherwise recurse forever."""
         self._tick()
+        if depth > MAX_DEPTH:
+            raise BudgetExceeded
         if node.kind == "map":
-            return {str(k.text): self._plain(v) for k, v in node.items}
+            out: dict[str, Any] = {}
+            for k, v in node.items:
+                name = str(k.text)
+                if name in out:
+                    self._key_collision(k, name, path)
+                    raise Invalid()
+                out[name] = self._plain(v, path, depth + 1)
+            return out
         if node.kind == "seq":
-            return [self._plain(c) for c in node.children]
+            return [self._plain(c, path, depth + 1) for c in node.children]
+        if isinstance(node.value, float) and node.value != node.value:
+            self.reporter.report(
+                "E102",
+                "`.nan` is not a value a job can use",
+                node.span,
+                field=path or None,
+                help="write a number, or leave the key out",
+            )
+            raise Invalid()
         return node.value
+
+    def _key_collision(self, key: Node, name: str, path: str) -> None:
+        self.reporter.report(
+            "E125",
+            f"two keys of this mapping are both the string `{name}`",
+            key.span,
+            field=path or None,
+            notes=('keys such as `1` and `"1"` differ in YAML but are one key here',),
+            help="remove or rename one of them",
+        )
 
     def _scalar(self, node: Node, t: mi.Type, path: str) -> Any:
         v = node.value
@@ -259,7 +302,14 @@ class Decoder:
             if not plain or isinstance(v, bool) or not isinstance(v, int | float):
                 raise self._wrong_type(node, t, path)
             if isinstance(v, float) and not math.isfinite(v):
-                raise self._wrong_type(node, t, path)
+                self.reporter.report(
+                    "E118",
+                    f"`{node.text}` is not a finite number",
+                    node.span,
+                    field=path or None,
+                    help="write a plain number such as `0.5`",
+                )
+                raise Invalid()
             self._check_range(node, t, v, path)
             return v  # an int stays an int, so `3600` is written back as `3600`
         if isinstance(t, mi.LiteralType):
@@ -281,13 +331,34 @@ class Decoder:
             if v is None or isinstance(v, bool):
                 raise self._wrong_type(node, t, path)
             numeric = plain and isinstance(v, int | float) and t.cls.NUMERIC
+            if numeric and not node.text.replace(".", "", 1).isdigit():
+                # `0x10`, `1e3`, `+4096`, `.inf`: YAML numbers, but not how a size or a
+                # duration is written; the value would not come back as the user wrote it
+                self.reporter.report(
+                    "E105"
+                    if t.cls.__name__ in ("Size", "Cpu", "Count")
+                    else "E106"
+                    if t.cls.__name__ == "Duration"
+                    else "E107",
+                    f"`{node.text}` is not a plain decimal number",
+                    node.span,
+                    field=path or None,
+                    help=f"write {describe(t)}",
+                )
+                raise Invalid()
             raw: str | int | float = v if numeric else node.text
             try:
                 return t.cls.parse(raw)
             except ValueSyntaxError as exc:
                 span = node.span
-                if node.style in (None, '"', "'") and isinstance(raw, str):
-                    offset = 1 if node.style in ('"', "'") else 0
+                written = (span.end or 0) - (span.start or 0)
+                quotes = 2 if node.style in ('"', "'") else 0
+                if (
+                    node.style in (None, '"', "'")
+                    and isinstance(raw, str)
+                    and written == len(raw) + quotes  # no escapes: offsets map one to one
+                ):
+                    offset = quotes // 2
                     span = span.shifted(exc.start + offset, (exc.end or len(raw)) + offset)
                 self.reporter.report(exc.code, exc.message, span, field=path or None, help=exc.help)
                 raise Invalid() from None
@@ -330,7 +401,13 @@ class Decoder:
                 or not isinstance(key.value, str | int | float)
                 or key.value is None
             ):
-                self.reporter.report("E102", "expected a string key", key.span, field=path or None)
+                self.reporter.report(
+                    "E102",
+                    "expected a string key",
+                    key.span,
+                    field=path or None,
+                    help="write the key as a plain word or a quoted string",
+                )
                 failed = True
                 continue
             name = key.text
@@ -364,6 +441,16 @@ class Decoder:
         return t.cls(**kwargs)
 
     def _unknown_key(self, key: Node, name: str, fields: dict[str, mi.Field], path: str) -> None:
+        self.unknown += 1
+        if self.unknown > MAX_UNKNOWN:
+            if self.unknown == MAX_UNKNOWN + 1:
+                self.reporter.report(
+                    "E101",
+                    f"more than {MAX_UNKNOWN} unknown fields; the rest are not listed",
+                    key.span,
+                    help="check that the file is a SPLAT job",
+                )
+            return
         suggestion = did_you_mean(name, fields)
         notes: list[str] = []
         elsewhere = [p for p in key_index(self.root).get(name, []) if p != path]

@@ -98,6 +98,9 @@ AMBIGUOUS_SIZE_UNITS: Final = {
 #: A size written without a unit is in MiB (the SPLAT specification's "MB", as in Slurm).
 BARE_SIZE_UNIT: Final = "Mi"
 
+#: Largest array bammmc accepts (Slurm's MaxArraySize is at most 4,000,001).
+MAX_ARRAY_ELEMENTS: Final = 10_000_000
+
 _DURATION_UNITS: Final = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
@@ -149,6 +152,13 @@ def _parse_tree(text: str, start: str, code: str, what: str, example: str) -> Tr
     if not text:
         raise ValueSyntaxError(
             code, f"expected {what}, found nothing", help=f"write {what} such as {example}"
+        )
+    if len(text) > 1000:  # no real value is this long (and int() refuses > 4300 digits)
+        raise ValueSyntaxError(
+            code,
+            f"{what} of {len(text)} characters is too long",
+            end=len(text),
+            help=f"write {what} such as {example}",
         )
     try:
         return _parser(start).parse(text)
@@ -608,6 +618,14 @@ class IndexSpec(Value):
                     end=toks[2].end_pos,  # type: ignore[union-attr]
                 )
             ranges.append((start, end, step))
+        naive = sum((end - start) // step + 1 for start, end, step in ranges)
+        if naive > MAX_ARRAY_ELEMENTS:
+            raise ValueSyntaxError(
+                "E107",
+                f"`{text}` has {naive:,} elements; no scheduler runs arrays that large",
+                end=len(text),
+                help=f"split the work into arrays of at most {MAX_ARRAY_ELEMENTS:,} elements",
+            )
         value = cls(raw)
         _set(value, ranges=tuple(ranges), throttle=throttle)
         return value
@@ -627,6 +645,13 @@ class IndexSpec(Value):
         disjoint = all(a[1] < b[0] for a, b in itertools.pairwise(ordered))
         if disjoint:
             return sum((end - start) // step + 1 for start, end, step in ordered)
+        if all(step == 1 for _, _, step in ordered):  # overlapping plain ranges: merge them
+            total, reach = 0, -1
+            for start, end, _ in ordered:
+                if end > reach:
+                    total += end - max(start, reach + 1) + 1
+                    reach = end
+            return total
         return sum(1 for _ in self)
 
     def indices(self) -> list[int]:

@@ -24,6 +24,7 @@ def validate(job: Job, ctx: PassContext) -> Job:
     _volumes(spec, ctx)
     _resources(spec, ctx)
     _schedule(spec, ctx)
+    _zeros(spec, ctx)
     _array(spec, ctx)
     _tasks(spec, ctx)
     _dependencies(spec, ctx)
@@ -105,6 +106,31 @@ def _resources(spec: Spec, ctx: PassContext) -> None:
                 )
 
 
+def _zeros(spec: Spec, ctx: PassContext) -> None:
+    """A zero walltime or memory means "no limit" or "the whole node" to some schedulers
+    (Slurm `--time=0`, `--mem=0`) and nothing to others: never carry it silently."""
+    for path, sched in _blocks(spec, "schedule"):
+        if sched.walltime is not None and sched.walltime.seconds == 0:
+            ctx.report(
+                "E118",
+                "a walltime of zero",
+                f"{path}.walltime",
+                at="value",
+                notes=("Slurm reads `--time=0` as no limit at all",),
+                help="write `unlimited` for no limit, or a positive duration",
+            )
+    for path, res in _blocks(spec, "resources"):
+        if res.memory_per_task is not None and res.memory_per_task.bytes == 0:
+            ctx.report(
+                "E118",
+                "zero memory per task",
+                f"{path}.memoryPerTask",
+                at="value",
+                notes=("Slurm reads `--mem=0` as all of each node's memory",),
+                help="write a positive size (for whole nodes use `placement.exclusive`)",
+            )
+
+
 def _schedule(spec: Spec, ctx: PassContext) -> None:
     for path, sched in _blocks(spec, "schedule"):
         _one_schedule(path, sched, ctx)
@@ -175,8 +201,8 @@ def _tasks(spec: Spec, ctx: PassContext) -> None:
                     f"task `{task.name}` depends on unknown task `{ref.name}`",
                     f"spec.tasks[{i}].dependsOn[{j}].name",
                     at="value",
-                    help=did_you_mean(ref.name, names)
-                    or "known tasks: " + ", ".join(f"`{n}`" for n in names),
+                    help=did_you_mean(ref.name, [n for n in names if n != task.name])
+                    or "known tasks: " + ", ".join(f"`{n}`" for n in names if n != task.name),
                 )
             elif ref.name == task.name:
                 ctx.report(

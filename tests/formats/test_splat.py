@@ -48,7 +48,18 @@ IDENTITY = [
     (
         "a script is kept byte for byte",
         HEAD + 'spec:\n  execution:\n    script: "#!/bin/bash\\n  indented\\ntrailing   \\n\\n"\n',
-        HEAD + 'spec:\n  execution:\n    script: "#!/bin/bash\\n  indented\\ntrailing   \\n\\n"\n',
+        HEAD + "spec:\n  execution:\n    script: |+\n      #!/bin/bash\n        indented\n"
+        "      trailing   \n\n...\n",
+    ),
+    (
+        "tabs and emoji stay in a literal block",
+        HEAD + 'spec:\n  execution:\n    script: "#!/bin/bash\\n\\techo 🚀\\n"\n',
+        HEAD + "spec:\n  execution:\n    script: |\n      #!/bin/bash\n      \techo 🚀\n",
+    ),
+    (
+        "a carriage return cannot be in a block",
+        HEAD + 'spec:\n  execution:\n    script: "a\\r\\nb\\n"\n',
+        HEAD + 'spec:\n  execution:\n    script: "a\\r\\nb\\n"\n',
     ),
     (
         "a literal block script",
@@ -274,6 +285,41 @@ ERRORS = [
         HEAD + "spec:\n  fileStaging:\n    embeddedFiles:\n    - name: a\n      content: x\n"
         "      permissions: '999'\n",
         [("E126", 8, 20, "spec.fileStaging.embeddedFiles[0].permissions")],
+    ),
+    (
+        "keys that become the same string",
+        HEAD + "metadata:\n  labels: {1: a, '1': b}\n",
+        [("E125", 4, 18, "metadata.labels")],
+    ),
+    (
+        "a size written as a hex number",
+        HEAD + "spec:\n  resources:\n    memoryPerTask: 0x10\n",
+        [("E105", 5, 20, "spec.resources.memoryPerTask")],
+    ),
+    (
+        "an infinite fraction",
+        HEAD + "spec:\n  resources:\n    gpu:\n      fraction: .inf\n",
+        [("E118", 6, 17, "spec.resources.gpu.fraction")],
+    ),
+    (
+        "zero walltime",
+        HEAD + "spec:\n  schedule:\n    walltime: 0\n",
+        [("E118", 5, 15, "spec.schedule.walltime")],
+    ),
+    (
+        "zero memory",
+        HEAD + "spec:\n  resources:\n    memoryPerTask: 0\n",
+        [("E118", 5, 20, "spec.resources.memoryPerTask")],
+    ),
+    (
+        "nan in a free-form field",
+        HEAD + "spec:\n  placement:\n    affinity: {a: .nan}\n",
+        [("E102", 5, 19, "spec.placement.affinity.a")],
+    ),
+    (
+        "an escape inside quotes: the whole value is marked",
+        HEAD + 'spec:\n  output:\n    stdout: "\\tout_{jobid}"\n',
+        [("E108", 5, 13, "spec.output.stdout")],
     ),
     (
         "unused top-level resources",

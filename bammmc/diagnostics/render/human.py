@@ -73,6 +73,9 @@ def segments(diag: Diagnostic, source: str | None) -> list[Segment]:
             out.append(("help", "bold"))
             out.append((f": {diag.help}\n", ""))
     else:
+        if diag.file is not None:
+            out.append((" --> ", "blue"))
+            out.append((f"{diag.file}\n", ""))
         for note in diag.notes:
             out.append(("  = note", "bold"))
             out.append((f": {note}\n", ""))

@@ -21,7 +21,7 @@ def as_dict(diag: Diagnostic) -> dict[str, Any]:
         "name": diag.name,
         "severity": diag.severity,
         "message": diag.message,
-        "file": span.file if span else None,
+        "file": diag.path,
         "line": span.line if span else None,
         "column": span.column if span else None,
         "end_line": span.end_line if span else None,

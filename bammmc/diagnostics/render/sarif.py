@@ -42,6 +42,8 @@ def document(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
             "level": _LEVELS[d.severity],
             "message": {"text": d.message + (f"\nhelp: {d.help}" if d.help else "")},
         }
+        if d.span is None and d.file is not None:
+            result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": d.file}}}]
         if d.span is not None:
             result["locations"] = [
                 {
