@@ -256,12 +256,20 @@ def _same_file(a: str, b: str) -> bool:
 @click.option("-o", "--output", metavar="OUT", help="Write here (default: stdout; `-` = stdout).")
 @click.option("--to", "dst", type=_FormatChoice(), help="Target format (default: from -o).")
 @click.option("--explain", is_flag=True, help="Print what each field became (to stderr).")
+@click.option(
+    "--container-runtime",
+    type=click.Choice(["apptainer", "singularity"]),
+    default="apptainer",
+    show_default=True,
+    help="How HPC targets run a container image.",
+)
 @_common
 def convert_cmd(
     input_path: str,
     output: str | None,
     dst: str | None,
     explain: bool,
+    container_runtime: str,
     src: str | None,
     diag_format: str,
     color: bool | None,
@@ -301,13 +309,16 @@ def convert_cmd(
         printer.flush()
         sys.exit(EXIT_ERRORS)
 
+    from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job
 
     reporter = Reporter(name)
     pieces = []
     for c in compiled:
-        files = emit_job(c.job, target, reporter, c.source_map)
+        files = emit_job(
+            c.job, target, reporter, c.source_map, WriteOptions(container_runtime=container_runtime)
+        )
         pieces.append(files[0].text)
     if len(pieces) > 1 and target.document_separator is None:
         reporter.report(

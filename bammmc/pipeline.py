@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from bammmc.backends import OutputFile
+from bammmc.backends import OutputFile, WriteOptions
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.decode import MAX_NODES
 from bammmc.ir.job import Job
@@ -72,12 +72,16 @@ def compile_text(
 
 
 def emit_job(
-    job: Job, fmt: Format, reporter: Reporter, source_map: SourceMap | None = None
+    job: Job,
+    fmt: Format,
+    reporter: Reporter,
+    source_map: SourceMap | None = None,
+    options: WriteOptions | None = None,
 ) -> list[OutputFile]:
     """Write ``job`` as ``fmt``. A backend's diagnostics about a field get the span of the
     source text that set it, from ``source_map``."""
     own = Reporter(reporter.file)
-    files: list[OutputFile] = fmt.writer().write(job, own)
+    files: list[OutputFile] = fmt.writer().write(job, own, options or WriteOptions())
     for diag in own.diagnostics:
         if diag.span is None and diag.field and source_map is not None:
             span = source_map.key(diag.field)

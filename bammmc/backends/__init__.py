@@ -12,3 +12,11 @@ class OutputFile:
 
     text: str
     suffix: str = ""
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How a backend writes, as chosen on the command line."""
+
+    #: how script-based targets run a container image: `apptainer` or `singularity`
+    container_runtime: str = "apptainer"

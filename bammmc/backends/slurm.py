@@ -15,7 +15,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Final
 
-from bammmc.backends import OutputFile
+from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.slurm_options import OPTIONS, PLUGIN_OPTIONS
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
@@ -123,9 +123,10 @@ CAPABILITIES: Final[dict[str, str]] = {
 
 
 class _Writer:
-    def __init__(self, job: Job, reporter: Reporter) -> None:
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
         self.reporter = reporter
+        self.options = options
         self.lines: list[str] = []
 
     # -- reporting -------------------------------------------------------------------------
@@ -207,9 +208,11 @@ def slurm_size(n_bytes: int | Fraction) -> tuple[str, bool]:
     return f"{whole}M", whole == mib
 
 
-def write(job: Job, reporter: Reporter | None = None) -> list[OutputFile]:
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
     reporter = reporter or Reporter()
-    w = _Writer(job, reporter)
+    w = _Writer(job, reporter, options or WriteOptions())
     spec = job.spec or Spec()
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else SlurmExt()
     script, shebang = _script(spec, w)
@@ -246,25 +249,35 @@ def _script(spec: Spec, w: _Writer) -> tuple[str, str]:
     if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
         return "", f"#!{shell}"
     if ex.script is not None:
+        if ex.container is not None:
+            runtime = w.options.container_runtime
+            image = ex.container.image or "(no image)"
+            w.lost(
+                "spec.execution.container",
+                f"the script runs on the node itself, not in `{image}`; call "
+                f"`{runtime} exec docker://{image} …` inside the script where it needs it",
+            )
         text = ex.script
         if text.startswith("#!"):
             first, _, rest = text.partition("\n")
             return rest, first
         return text, f"#!{shell}"
     command: list[str] = []
+    if ex.executable is not None:
+        command = [_sh_quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+    elif ex.container is not None:
+        command = [_sh_quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
     if ex.container is not None and ex.container.image:
+        runtime = w.options.container_runtime
         w.approximated(
             "spec.execution.container.image",
-            "run through `apptainer exec docker://…`; the cluster needs Apptainer",
+            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
         )
-        command = ["apptainer", "exec", f"docker://{ex.container.image}"]
-        command += ex.container.command or []
-        command += ex.container.args or []
-    if ex.executable is not None:
-        command = [ex.executable]
-        body = "exec " + _sh_quote(ex.executable) + (f" {ex.arguments}" if ex.arguments else "")
-        return body + "\n", f"#!{shell}"
-    return "exec " + " ".join(_sh_quote(c) for c in command) + "\n", f"#!{shell}"
+        command = [runtime, "exec", _sh_quote(f"docker://{ex.container.image}"), *command]
+    if not command:
+        w.lost("spec.execution.container", "a container without an image or command runs nothing")
+        return "", f"#!{shell}"
+    return "exec " + " ".join(command) + "\n", f"#!{shell}"
 
 
 def _sh_quote(text: str) -> str:
@@ -313,8 +326,21 @@ def _component(
         w.opt("nodes", res.nodes, f"{prefix}.resources.nodes")
     elif placement is not None and placement.topology == "pack":
         w.opt("nodes", 1, f"{prefix}.placement.topology")
+    gpus_per_task = (
+        res.gpu is not None
+        and res.gpu.count is not None
+        and (res.gpu.count.scope or "task") == "task"
+        and ext.gpus_per_task is None
+        and ext.gres is None
+        and ext.gpus is None
+        and ext.gpus_per_node is None
+    )
     if res.tasks is not None:
         w.opt("ntasks", res.tasks, f"{prefix}.resources.tasks")
+    elif gpus_per_task:
+        # sbatch refuses --gpus-per-task without a task count; Slurm's default is one task
+        # per node, so this states the same job explicitly
+        w.opt("ntasks", (res.nodes or 1) * (res.tasks_per_node or 1), f"{prefix}.resources.tasks")
     if res.tasks_per_node is not None:
         w.opt("ntasks-per-node", res.tasks_per_node, f"{prefix}.resources.tasksPerNode")
     cpus = 1

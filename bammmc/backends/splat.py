@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from bammmc.backends import OutputFile
+from bammmc.backends import OutputFile, WriteOptions
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.job import Job
 from bammmc.ir.values import Value
@@ -91,5 +91,7 @@ def dump_yaml(data: Any) -> str:
     return text
 
 
-def write(job: Job, reporter: Reporter | None = None) -> list[OutputFile]:
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
     return [OutputFile(dump_yaml(to_builtins(job)))]

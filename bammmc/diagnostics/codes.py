@@ -364,12 +364,13 @@ _ALL: Final[tuple[Code, ...]] = (
     Code(
         "E119",
         "task-count-mismatch",
-        "`nodes` × `tasksPerNode` is not `tasks`",
-        "All three are set and the product of the first two differs from the third.",
-        "Schedulers resolve this differently (Slurm errors, PBS takes the chunks); the job "
-        "would get a different shape on each.",
-        "Drop one of the three, or make them agree.",
-        _V + "spec:\n  resources:\n    nodes: 2\n    tasksPerNode: 4\n    tasks: 6\n",
+        "more tasks than `nodes` × `tasksPerNode` can hold",
+        "`tasksPerNode` is the most tasks one node runs (as Slurm reads `--ntasks-per-node` "
+        "beside `--ntasks`); `tasks` asks for more than `nodes` such nodes hold.",
+        "The tasks cannot be placed: Slurm rejects the job, other schedulers would give it a "
+        "different shape.",
+        "Raise `nodes` or `tasksPerNode`, or lower `tasks`.",
+        _V + "spec:\n  resources:\n    nodes: 2\n    tasksPerNode: 4\n    tasks: 10\n",
     ),
     Code(
         "E120",

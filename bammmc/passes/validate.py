@@ -95,14 +95,16 @@ def _resources(spec: Spec, ctx: PassContext) -> None:
                 at="value",
                 help="use a share of one GPU such as `0.5`; for several GPUs set `gpu.count`",
             )
+        # `tasksPerNode` is the most tasks on one node (Slurm: with --ntasks it is a maximum),
+        # so fewer tasks than nodes × tasksPerNode is fine; more cannot be placed
         if res.nodes and res.tasks_per_node and res.tasks:
-            if res.nodes * res.tasks_per_node != res.tasks:
+            if res.tasks > res.nodes * res.tasks_per_node:
                 ctx.report(
                     "E119",
-                    f"`nodes` × `tasksPerNode` is {res.nodes * res.tasks_per_node}, "
-                    f"but `tasks` is {res.tasks}",
+                    f"{res.tasks} tasks do not fit on {res.nodes} nodes with at most "
+                    f"{res.tasks_per_node} per node",
                     f"{path}.tasks",
-                    help="drop one of the three, or make them agree",
+                    help="raise `nodes` or `tasksPerNode`, or lower `tasks`",
                 )
 
 

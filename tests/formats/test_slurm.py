@@ -215,6 +215,18 @@ READ = [
         spec(schedule={"beginAfter": "2026-03-01T08:00:00"}),
     ),
     ("begin relative", "--begin=now+1hour", spec(extensions={"slurm": {"begin": "now+1hour"}})),
+    ("begin named", "--begin=teatime", spec(extensions={"slurm": {"begin": "teatime"}})),
+    (
+        "begin US date",
+        "--begin=12/25/26-08:00",
+        spec(extensions={"slurm": {"begin": "12/25/26-08:00"}}),
+    ),
+    ("deadline ISO", "--deadline=2026-03-05", spec(schedule={"deadline": "2026-03-05"})),
+    (
+        "constraint with brackets and counts",
+        "--constraint='[avx512*2&ib*2]'",
+        spec(placement={"constraint": "[avx512*2&ib*2]"}),
+    ),
     # placement
     (
         "constraint and exclusive",
@@ -293,6 +305,9 @@ DIAGNOSTICS = [
     ("foreign directive", "#SBATCH -J a\n#PBS -N b\n", ["W404"]),
     ("CLI-only option", "#SBATCH --verbose\n", ["W406"]),
     ("stray colon", "#SBATCH : -N 2\n", ["E133"]),
+    ("bad begin", "#SBATCH --begin=bogus\n", ["E134"]),
+    ("impossible begin date", "#SBATCH --begin=2026-13-01\n", ["E134"]),
+    ("bad constraint", "#SBATCH --constraint='avx512&&ib'\n", ["E134"]),
 ]
 
 
@@ -421,6 +436,12 @@ REJECTED_BY_BOTH = [
     "#SBATCH --array=5-1\n",
     "#SBATCH --job-name=my job\n",
     "#SBATCH --bogus=1\n",
+    "#SBATCH --begin=bogus\n",
+    "#SBATCH --begin=2026-13-01\n",
+    "#SBATCH --constraint='avx512&&ib'\n",
+    "#SBATCH --signal=BUS@10\n",
+    "#SBATCH --mem=1.5G\n",
+    "#SBATCH --gpu=1\n",
 ]
 
 
@@ -461,3 +482,34 @@ def test_splat_to_slurm_reports_losses() -> None:
         ("W201", "spec.gang"),
         ("W301", "spec.resources.cpusPerTask"),
     ]
+
+
+@pytest.mark.parametrize("runtime", ["apptainer", "singularity"])
+def test_container_image_runs_through_a_runtime(runtime: str) -> None:
+    from bammmc.backends import WriteOptions
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import emit_job, get_format
+
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  execution:\n    container:\n"
+        "      image: python:3.12\n      command: [python3, -c, 'print(1)']\n",
+        "splat",
+    )
+    assert job is not None
+    reporter = Reporter()
+    (out,) = emit_job(job, get_format("slurm"), reporter, None, WriteOptions(runtime))
+    assert out.text.endswith(f"exec {runtime} exec docker://python:3.12 python3 -c 'print(1)'\n")
+    assert [(d.code, d.field) for d in reporter.diagnostics] == [
+        ("W301", "spec.execution.container.image")
+    ]
+
+
+def test_script_beside_an_image_reports_the_image() -> None:
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  execution:\n    container:\n"
+        "      image: python:3.12\n    script: |\n      #!/bin/bash\n      python3 run.py\n",
+        "splat",
+    )
+    assert job is not None
+    _, diags = bammmc.emit(job, "slurm")
+    assert [(d.code, d.field) for d in diags] == [("W201", "spec.execution.container")]

@@ -243,7 +243,7 @@ ERRORS = [
     ),
     (
         "task count",
-        HEAD + "spec:\n  resources:\n    nodes: 2\n    tasksPerNode: 2\n    tasks: 3\n",
+        HEAD + "spec:\n  resources:\n    nodes: 2\n    tasksPerNode: 2\n    tasks: 5\n",
         [("E119", 7, 5, "spec.resources.tasks")],
     ),
     (

@@ -474,10 +474,9 @@ def _option(
             b.set("spec.lifecycle.requeueOnFailure", True, occ)
     elif name == "no-requeue":
         b.set("spec.lifecycle.requeueOnFailure", False, occ)
-    elif name == "constraint":
-        b.set("spec.placement.constraint", value, occ)
-    elif name == "prefer":
-        b.set("spec.placement.prefer", value, occ)
+    elif name in ("constraint", "prefer"):
+        _tree("slurm_constraint", occ, reporter, "feature expression", "avx512&ib")
+        b.set(f"spec.placement.{name}", value, occ)
     elif name == "exclusive":
         if value:
             if value not in ("user", "mcs", "topo"):
@@ -543,12 +542,15 @@ def _when(name: str, occ: Occurrence, b: _Builder) -> None:
     from bammmc.ir.values import ValueSyntaxError
 
     value = occ.value or ""
+    tree = _tree("slurm_begin", occ, b.reporter, "time", "2026-03-01T08:00 or now+1hour")
     # Slurm's YYYY-MM-DD[THH:MM[:SS]] is ISO 8601; every other form is relative or local
-    if len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
+    if tree.data == "iso":
         try:
             when = DateTime.parse(value)
         except ValueSyntaxError:
-            pass
+            raise _invalid(
+                b.reporter, occ, f"`{value}` is not a valid date", "write e.g. `2026-03-01T08:00`"
+            ) from None
         else:
             field_name = "beginAfter" if name == "begin" else "deadline"
             b.set(f"spec.schedule.{field_name}", when, occ)
