@@ -674,23 +674,21 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
 
 
 def _export(occ: Occurrence, b: _Builder) -> None:
+    """`ALL`/`NONE` plus `NAME=value` pairs are portable; a bare `NAME` (taken from the submit
+    shell), `NIL` or anything else keeps the raw value."""
     value = occ.value or ""
-    items = value.split(",")
-    head = items[0].upper()
-    if head in ("ALL", "NONE", "NIL") or "=" in items[0]:
-        rest = items[1:] if head in ("ALL", "NONE", "NIL") else items
-        if all("=" in item and item.split("=", 1)[0] for item in rest):
-            inherit = head == "ALL"
-            b.set("spec.execution.environment.inheritFromSubmitter", inherit, occ)
-            if rest:
-                b.set(
-                    "spec.execution.environment.vars",
-                    dict(item.split("=", 1) for item in rest),
-                    occ,
-                )
-            if head == "NIL":
-                b.ext("export", value, occ)
-            return
+    tree = _tree("slurm_export", occ, b.reporter, "export list", "ALL,OMP_NUM_THREADS=4")
+    items: list[tuple[str, str | None]] = []
+    for item in tree.children:
+        parts = [str(t) for t in item.children]
+        items.append((parts[0], (parts[2] if len(parts) > 2 else "") if len(parts) > 1 else None))
+    head = items[0][0].upper() if items[0][1] is None else ""
+    rest = items[1:] if head in ("ALL", "NONE", "NIL") else items
+    if head in ("ALL", "NONE", "") and all(v is not None for _, v in rest) and (head or rest):
+        b.set("spec.execution.environment.inheritFromSubmitter", head == "ALL", occ)
+        if rest:
+            b.set("spec.execution.environment.vars", {k: v or "" for k, v in rest}, occ)
+        return
     b.ext("export", value, occ)
 
 
