@@ -59,6 +59,22 @@ FORMATS: dict[str, Format] = {
             "bammmc.backends.slurm",
             lowering="bammmc.passes.lower.slurm",
         ),
+        Format(
+            "pbs",
+            "PBS Professional / OpenPBS script (#PBS, select= and place=)",
+            (".pbs", ".qsub"),
+            "bammmc.frontends.pbs",
+            "bammmc.backends.pbs",
+            lowering="bammmc.passes.lower.pbs",
+        ),
+        Format(
+            "torque",
+            "Torque / PBS classic script (#PBS, nodes=N:ppn=M, -t arrays)",
+            (".torque",),
+            "bammmc.frontends.torque",
+            "bammmc.backends.torque",
+            lowering="bammmc.passes.lower.torque",
+        ),
     )
 }
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.slurm_options import OPTIONS, PLUGIN_OPTIONS
 from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Duration, Size, Template
@@ -239,6 +240,7 @@ def write(
     ):
         w.opt("ignore-pbs")
     _unsupported(w, job, spec)
+    script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
     return [OutputFile("\n".join(w.lines) + "\n" + script)]
 
 
@@ -602,11 +604,32 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
                 w.approximated(
                     path, f"waiting for {dep.count} array elements becomes waiting for all"
                 )
-            if not all(c.isdigit() or c in "_[]-,*" for c in dep.value):
-                w.approximated(path, "Slurm depends on job ids, not names")
-            parts.append(f"{dep.scheme}:{dep.value}")
+            value = dep.value
+            seq, dot, _ = value.partition(".")
+            if dot and seq.isdigit():  # a PBS-style `123.server` id: Slurm ids have no server
+                w.approximated(path, f"`{value}` written as `{seq}`: Slurm job ids have no server")
+                value = seq
+            if value.endswith("[]") and value[:-2].isdigit():  # a whole PBS array
+                value = value[:-2]
+            if not _slurm_job_ref(value):
+                w.lost(path, f"`{dep.value}` is not a Slurm job id; Slurm depends on ids only")
+                continue
+            parts.append(f"{dep.scheme}:{value}")
     if parts:
         w.opt("dependency", ",".join(parts), "spec.dependencies")
+
+
+def _slurm_job_ref(value: str) -> bool:
+    """`123`, `123_4`, `123_*`, `123_[1-3]` (sbatch.1 --dependency)."""
+    job, _, index = value.partition("_")
+    if not job.isdigit():
+        return False
+    return (
+        not index
+        or index == "*"
+        or index.isdigit()
+        or (index.startswith("[") and index.endswith("]"))
+    )
 
 
 def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:

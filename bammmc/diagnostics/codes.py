@@ -664,6 +664,18 @@ _ALL: Final[tuple[Code, ...]] = (
         "#SBATCH --job-name=x\nsrun hostname\n",
         filename="job.sbatch",
     ),
+    Code(
+        "W410",
+        "directive-comment",
+        "a comment after a `#PBS` directive",
+        "A `#` follows the options of a `#PBS` line. bammmc ignores the rest of the line.",
+        "OpenPBS qsub has no comment syntax in directives (its tokenizer reads `#` and the "
+        "words after it as arguments and rejects the script); some PBS Professional releases "
+        "accept it. The script is not portable either way.",
+        "Put the comment on a line of its own.",
+        "#!/bin/bash\n#PBS -q long   # the long queue\necho hi\n",
+        filename="job.pbs",
+    ),
 )
 
 CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}

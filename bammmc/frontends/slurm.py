@@ -26,6 +26,7 @@ from bammmc.backends.slurm_options import (
 )
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.ir.envvars import strip_compatibility_block
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -150,6 +151,7 @@ def scan(text: str, reporter: Reporter) -> SlurmScript:
     _flush(reporter, result)
     kept.append(text[cursor:])
     result.script = "".join(kept)
+    result.script = _without_compatibility_block(result.script)
     if text.strip() and not text.startswith("#!"):
         reporter.report(
             "W409",
@@ -485,3 +487,11 @@ def _foreign_directives(text: str, reporter: Reporter) -> None:
             )
             return
         offset += len(line) + 1
+
+
+def _without_compatibility_block(script: str) -> str:
+    """Drop the variable block an earlier bammmc conversion wrote after the directives."""
+    if script.startswith("#!"):
+        first, _, rest = script.partition("\n")
+        return first + "\n" + strip_compatibility_block(rest)
+    return strip_compatibility_block(script)

@@ -384,6 +384,39 @@ class PbsExt(Ext):
     mpiprocs_per_chunk: PosInt | None = None
     ompthreads_per_chunk: PosInt | None = None
     mixed_chunks: str | None = None
+    # ── bammmc additions: qsub options the specification does not list (docs/ir.md) ──
+    #: `-q queue@server`: the server part
+    server: str | None = None
+    #: raw `select=` when the chunk holds resources SPLAT has no field for
+    select: str | None = None
+    #: Torque `nodes=` spec when it is not a plain `N:ppn=M[:gpus=G]`
+    nodes: str | None = None
+    #: CPU time limits: never walltime (pitfall 16)
+    cput: Duration | None = None
+    pcput: Duration | None = None
+    #: job-wide memory (Torque `-l mem`) when it cannot become per-task memory
+    mem: Size | None = None
+    #: every other `-l` resource, name -> value as written
+    resources: dict[str, str] | None = None
+    #: `-j eo` (stdout into stderr); `-j oe` is `output.mergeStderr`
+    join: Literal["oe", "eo"] | None = None
+    keep: str | None = None
+    #: raw `-m` when it has letters without a portable event (`j`, Torque `f`/`p`)
+    mail_points: str | None = None
+    group_list: str | None = None
+    umask: str | None = None
+    sandbox: Literal["PRIVATE", "HOME"] | None = None
+    #: native `-p` when the priority band cannot carry it exactly
+    priority: Annotated[int, msgspec.Meta(ge=-1024, le=1023)] | None = None
+    #: raw `-a` when it is not a full date and time
+    begin: str | None = None
+    #: raw `-W depend=` when the portable list cannot hold it (`before*`, `on`, arrays…)
+    dependency: str | None = None
+    #: raw `-o`/`-e` with a `host:` part
+    output: str | None = None
+    error: str | None = None
+    #: every other qsub option, letter -> value ("" for a flag)
+    options: dict[str, str] | None = None
 
 
 class LsfComputeUnit(Ext):

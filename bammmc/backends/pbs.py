@@ -1,0 +1,662 @@
+"""The PBS Professional / OpenPBS writer (format ``pbs``) and its Torque variant (``torque``).
+
+`select`/`place` built from the per-task IR (N chunks of M tasks × C CPUs, memory and GPUs per
+chunk, explicit units on every size), names sanitized to PBS's charset (W301 when changed),
+priority mapped with the right direction, `-j oe` from `mergeStderr`, dependencies as
+`-W depend=`, arrays as `-J` (PBS Pro) or `-t` (Torque), `extensions.pbs` taking precedence.
+PBS Pro has no working-directory option: a `cd` line opens the body instead (Torque has `-d`).
+
+Siblings: ``frontends/pbs.py``, ``passes/lower/pbs.py``; ``backends/torque.py`` is the variant.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+from fractions import Fraction
+from typing import Any, ClassVar, Final
+
+from bammmc.backends import OutputFile, WriteOptions
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import Size, Template
+
+MAIL_LETTERS: Final = {"fail": "a", "begin": "b", "end": "e"}
+NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
+
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "approximated (sanitized to PBS's charset)",
+    "spec.schedule": "exact",
+    "spec.schedule.qos": "lost",
+    "spec.schedule.walltimeMin": "lost",
+    "spec.schedule.signalBeforeEnd": "lost",
+    "spec.schedule.deadline": "lost",
+    "spec.resources": "exact",
+    "spec.execution": "exact",
+    "spec.array": "exact (PBS Pro: one range; Torque: no step)",
+    "spec.dependencies": "exact",
+    "spec.output": "approximated (only the array index can be substituted)",
+    "spec.notifications": "exact",
+    "spec.placement": "exact",
+    "spec.fileStaging": "exact",
+    "spec.extensions.pbs": "exact",
+    "spec.tasks": "lost",
+    "spec.gang": "lost",
+    "spec.volumes": "lost",
+}
+
+
+class PbsWriter:
+    """Writes PBS Pro; `TorqueWriter` changes the flags."""
+
+    DIALECT: ClassVar[str] = "pbs"
+    ARRAY_OPTION: ClassVar[str] = "-J"
+    HAS_WORKDIR_OPTION: ClassVar[bool] = False
+    HAS_PROJECT: ClassVar[bool] = True
+    NAME_LIMIT: ClassVar[int] = 230
+    NAME_RULE: ClassVar[str] = "letters, digits and `+_.-`, not starting with a symbol"
+    ARRAY_INDEX_TAG: ClassVar[str | None] = "^array_index^"
+
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
+        self.job = job
+        self.reporter = reporter
+        self.options = options
+        self.lines: list[str] = []
+        self.spec = job.spec or Spec()
+        ext = self.spec.extensions
+        self.ext = ext.pbs if ext and ext.pbs else PbsExt()
+
+    # -- reporting -------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return "Torque" if self.DIALECT == "torque" else "PBS"
+
+    def lost(self, path: str, why: str) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed for {self.label} and was dropped",
+            notes=(why,),
+            field=path,
+            help="keep the information elsewhere, or convert to a scheduler that supports it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for {self.label}: {how}",
+            field=path,
+            help="check the converted directive",
+        )
+
+    def opt(self, letter: str, value: object = None, path: str | None = None) -> None:
+        if value is None:
+            self.lines.append(f"#PBS -{letter}")
+            return
+        text = str(value)
+        if "\n" in text or "\r" in text:
+            self.reporter.report(
+                "E140",
+                f"the value of `-{letter}` contains a line break, which no `#PBS` line can carry",
+                field=path,
+                help="remove the line break from the value",
+            )
+            return
+        self.lines.append(f"#PBS -{letter} {quote(text)}")
+
+    # -- the job ---------------------------------------------------------------------------
+
+    def write(self) -> list[OutputFile]:
+        spec, ext = self.spec, self.ext
+        body, shebang = self.script()  # its directives go after the `#!` line
+        self.lines = ([shebang] if shebang else []) + self.lines
+        self.name()
+        self.schedule(spec.schedule or Schedule())
+        self.resources(spec.resources or Resources())
+        self.array()
+        self.dependencies()
+        self.output()
+        self.notifications()
+        self.environment()
+        for letter, value in (ext.options or {}).items():
+            if letter.startswith("W:"):
+                self.opt("W", f"{letter[2:]}={value}")
+            elif len(letter) == 1:
+                self.opt(letter, value or None)
+        self.unsupported()
+        header = "".join(line + "\n" for line in self.lines)
+        return [OutputFile(header + body)]
+
+    def script(self) -> tuple[str, str]:
+        ex = self.spec.execution
+        shell = ex.shell if ex and ex.shell else "/bin/bash"
+        body = ""
+        if ex is not None and ex.script is not None:
+            text = ex.script
+            if text.startswith("#!"):
+                first, _, body = text.partition("\n")
+                shell_line = first
+            else:  # qsub needs no `#!` line (it runs the script with -S or the login shell)
+                body, shell_line = text, ""
+        elif ex is not None and (ex.executable is not None or ex.container is not None):
+            command: list[str] = []
+            if ex.executable is not None:
+                command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+            elif ex.container is not None:
+                command = [
+                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
+                ]
+            if ex.container is not None and ex.container.image:
+                runtime = self.options.container_runtime
+                self.approximated(
+                    "spec.execution.container.image",
+                    f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
+                )
+                command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+            body = "exec " + " ".join(command) + "\n"
+            shell_line = f"#!{shell}"
+        else:
+            shell_line = f"#!{shell}"
+        if ex is not None and ex.shell:
+            self.opt("S", ex.shell, "spec.execution.shell")
+        body = compatibility_block(body, self.DIALECT, self.lost, self.approximated) + body
+        if ex is not None and ex.working_dir is not None:
+            if self.HAS_WORKDIR_OPTION:
+                self.opt("d", ex.working_dir, "spec.execution.workingDir")
+            else:  # PBS Pro starts jobs in $HOME and has no -d: change directory first
+                body = f"cd {shlex.quote(ex.working_dir)}\n" + body
+        if ex is not None and ex.container is not None and ex.script is not None:
+            self.lost("spec.execution.container", "the script runs on the node, not in the image")
+        if ex is not None and ex.stdin is not None:
+            self.lost("spec.execution.stdin", "qsub has no standard input option")
+        return body, shell_line
+
+    def name(self) -> None:
+        meta = self.job.metadata
+        if meta is None or meta.name is None:
+            return
+        name = "".join(c if self.name_char(c) else "_" for c in meta.name)[: self.NAME_LIMIT]
+        if name and not name[0].isalnum() and self.DIALECT == "pbs":
+            name = ("j" + name)[: self.NAME_LIMIT]
+        if name != meta.name:
+            self.approximated(
+                "metadata.name",
+                f"`{meta.name}` written as `{name}` ({self.NAME_RULE}, at most "
+                f"{self.NAME_LIMIT} characters)",
+            )
+        if name:
+            self.opt("N", name, "metadata.name")
+
+    def name_char(self, c: str) -> bool:
+        return c in NAME_CHARS
+
+    def schedule(self, sched: Schedule) -> None:
+        ext = self.ext
+        queue = sched.queue or sched.partition
+        if queue is not None or ext.server is not None:
+            self.opt(
+                "q", (queue or "") + (f"@{ext.server}" if ext.server else ""), "spec.schedule.queue"
+            )
+        if sched.account is not None:
+            self.opt("A", sched.account, "spec.schedule.account")
+        if sched.project is not None:
+            if self.HAS_PROJECT:
+                self.opt("P", sched.project, "spec.schedule.project")
+            else:
+                self.lost("spec.schedule.project", "Torque's -P is a proxy user, not a project")
+        if ext.priority is not None:
+            self.opt("p", ext.priority)
+        elif sched.priority is not None:
+            self.opt("p", to_native(sched.priority, "pbs"), "spec.schedule.priority")
+        if sched.hold:
+            self.opt("h")
+        if ext.begin is not None:
+            self.opt("a", ext.begin)
+        elif sched.begin_after is not None:
+            value = sched.begin_after.value
+            if value.tzinfo is not None:
+                import datetime as dt
+
+                value = value.astimezone(dt.UTC).replace(tzinfo=None)
+                self.approximated(
+                    "spec.schedule.beginAfter", "written in UTC; qsub reads local time"
+                )
+            self.opt("a", value.strftime("%Y%m%d%H%M.%S"), "spec.schedule.beginAfter")
+        if sched.walltime is not None:
+            if sched.walltime.seconds is None:
+                self.lost(
+                    "spec.schedule.walltime",
+                    "PBS has no unlimited walltime; the queue's limit applies",
+                )
+            else:
+                self.opt(
+                    "l", f"walltime={pbs_time(sched.walltime.seconds)}", "spec.schedule.walltime"
+                )
+        for key in ("cput", "pcput"):
+            value = getattr(ext, key)
+            if value is not None and value.seconds is not None:
+                self.opt("l", f"{key}={pbs_time(value.seconds)}")
+        if sched.reservation is not None:
+            self.opt("l", f"advres={sched.reservation}", "spec.schedule.reservation")
+        life = self.spec.lifecycle
+        if life is not None and life.requeue_on_failure is not None:
+            self.opt(
+                "r", "y" if life.requeue_on_failure else "n", "spec.lifecycle.requeueOnFailure"
+            )
+        for key, path in (
+            ("qos", "spec.schedule.qos"),
+            ("walltime_min", "spec.schedule.walltimeMin"),
+            ("signal_before_end", "spec.schedule.signalBeforeEnd"),
+            ("deadline", "spec.schedule.deadline"),
+        ):
+            if getattr(sched, key) is not None:
+                self.lost(path, "qsub has no option for it")
+
+    def resources(self, res: Resources) -> None:
+        ext = self.ext
+        if ext.mixed_chunks is not None:
+            self.opt("l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}")
+        elif ext.select is not None and self.DIALECT == "pbs":
+            self.opt("l", f"select={ext.select}")
+        elif ext.nodes is not None and self.DIALECT == "torque":
+            self.opt("l", f"nodes={ext.nodes}")
+        else:
+            self.chunks(res)
+        if ext.place is not None and self.DIALECT == "pbs":
+            self.opt("l", f"place={ext.place}")
+        elif self.DIALECT == "pbs":
+            self.place()
+        if ext.mem is not None:
+            self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
+        for name, value in (ext.resources or {}).items():
+            self.opt("l", f"{name}={value}")
+
+    def chunk_shape(self, res: Resources) -> tuple[int, int, int]:
+        """Chunks, tasks per chunk and CPUs per task from the IR."""
+        nodes, tpn, tasks = res.nodes, res.tasks_per_node, res.tasks
+        if tpn is None and tasks is not None:
+            if nodes is None:
+                nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
+            elif tasks % nodes == 0:
+                tpn = tasks // nodes
+            else:
+                tpn = -(-tasks // nodes)
+                self.approximated(
+                    "spec.resources.tasks",
+                    f"{tasks} tasks on {nodes} nodes written as {tpn} per node",
+                )
+        elif tpn is not None and tasks is not None and nodes is not None and tasks != nodes * tpn:
+            self.approximated(
+                "spec.resources.tasks",
+                f"PBS starts {nodes * tpn} tasks (nodes × tasks per node), not {tasks}",
+            )
+        cpus = 1
+        if res.cpus_per_task is not None:
+            cores = res.cpus_per_task.cores
+            cpus = -(-cores.numerator // cores.denominator)
+            if cpus != cores:
+                self.approximated(
+                    "spec.resources.cpusPerTask", f"{cores} CPUs rounded up to {cpus}"
+                )
+        return nodes or 1, tpn or 1, cpus
+
+    def chunks(self, res: Resources) -> None:
+        if res == Resources():
+            return
+        nodes, tpn, cpus = self.chunk_shape(res)
+        parts = [str(nodes), f"ncpus={tpn * cpus}", f"mpiprocs={tpn}"]
+        if self.ext.ompthreads_per_chunk is not None:
+            parts.append(f"ompthreads={self.ext.ompthreads_per_chunk}")
+        mem = res.memory_per_task
+        if mem is not None:
+            parts.append(f"mem={pbs_size(self.per_chunk(mem, tpn, cpus, nodes, res))}")
+        if res.disk_per_task is not None:
+            self.lost("spec.resources.diskPerTask", "scratch space is a site-defined PBS resource")
+        gpu = res.gpu
+        if gpu is not None and gpu.count is not None:
+            count = gpu.count
+            scope = count.scope or "task"
+            factors: dict[str, Fraction] = {
+                "task": Fraction(tpn),
+                "node": Fraction(1),
+                "chunk": Fraction(1),
+                "job": Fraction(1, nodes),
+            }
+            amount = count.amount * factors.get(scope, Fraction(1))
+            whole = -(-amount.numerator // amount.denominator)
+            if whole != amount:
+                self.approximated(
+                    "spec.resources.gpu.count", f"{amount} GPUs per chunk rounded up to {whole}"
+                )
+            parts.append(f"ngpus={whole}")
+            if gpu.type is not None:
+                self.lost(
+                    "spec.resources.gpu.type", "GPU models are site-defined custom resources in PBS"
+                )
+        for name, count in (res.generic_resources or {}).items():
+            whole = -(-count.amount.numerator // count.amount.denominator)
+            parts.append(f"{name}={whole}")
+        if self.DIALECT == "pbs":
+            self.opt("l", "select=" + ":".join(parts), "spec.resources")
+        else:
+            self.torque_nodes(nodes, tpn, cpus, res)
+
+    def torque_nodes(self, nodes: int, tpn: int, cpus: int, res: Resources) -> None:
+        spec = [str(nodes)]
+        if res.tasks_per_node is not None or cpus > 1 or tpn > 1:
+            spec.append(f"ppn={tpn * cpus}")
+        if res.gpu is not None and res.gpu.count is not None:
+            count = res.gpu.count
+            per_node = count.amount * (tpn if (count.scope or "task") == "task" else 1)
+            spec.append(f"gpus={-(-per_node.numerator // per_node.denominator)}")
+        placement = self.spec.placement
+        if placement is not None and placement.constraint:
+            features = placement.constraint.split("&")
+            if all(f.replace("_", "").replace("-", "").isalnum() for f in features):
+                spec += features
+            else:
+                self.approximated(
+                    "spec.placement.constraint",
+                    "Torque node properties are plain words joined by `:`",
+                )
+        self.opt("l", "nodes=" + ":".join(spec), "spec.resources")
+        if res.memory_per_task is not None:
+            mem = res.memory_per_task
+            per_task = self.per_chunk(mem, tpn, cpus, nodes, res) // tpn
+            self.opt("l", f"pmem={pbs_size(per_task)}", "spec.resources.memoryPerTask")
+        if cpus > 1:
+            self.approximated(
+                "spec.resources.cpusPerTask",
+                "Torque has processors per node, not per task: ppn counts all of them",
+            )
+
+    def per_chunk(self, mem: Size, tpn: int, cpus: int, nodes: int, res: Resources) -> int:
+        scope = mem.scope or "task"
+        if scope == "task":
+            return mem.bytes * tpn
+        if scope in ("node", "chunk"):
+            return mem.bytes
+        if scope == "cpu":
+            return mem.bytes * tpn * cpus
+        if scope == "job":
+            return -(-mem.bytes // nodes)
+        self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
+        return mem.bytes
+
+    def place(self) -> None:
+        placement = self.spec.placement
+        if placement is None:
+            return
+        parts: list[str] = []
+        if placement.topology is not None:
+            parts.append(placement.topology)
+        if placement.exclusive:
+            parts.append("excl")
+        if placement.group_by is not None:
+            parts.append(f"group={placement.group_by}")
+        if parts:
+            self.opt("l", "place=" + ":".join(parts), "spec.placement")
+        if placement.constraint is not None:
+            self.lost(
+                "spec.placement.constraint",
+                "PBS selects node features through site-defined chunk resources",
+            )
+
+    def array(self) -> None:
+        arr = self.spec.array
+        if arr is None or arr.indices is None:
+            if arr is not None and arr.max_concurrent is not None:
+                self.lost(
+                    "spec.array.maxConcurrent", "a throttle without indices has no array to limit"
+                )
+            return
+        spec = arr.indices
+        throttle = spec.throttle if spec.throttle is not None else arr.max_concurrent
+        if self.DIALECT == "pbs":
+            start, end, step = spec.ranges[0]
+            indices = spec.indices() if spec.is_list or start >= end else []
+            steps = {b - a for a, b in itertools.pairwise(indices)}
+            if not indices:
+                text = f"{start}-{end}" + (f":{step}" if step != 1 else "")
+            elif len(indices) > 1 and len(steps) == 1:  # an arithmetic list is one range
+                step = steps.pop()
+                text = f"{indices[0]}-{indices[-1]}" + (f":{step}" if step != 1 else "")
+            else:
+                last = max(indices[-1], indices[0] + 1)
+                text = f"{indices[0]}-{last}"
+                self.approximated(
+                    "spec.array.indices",
+                    f"PBS Pro takes one range `X-Y` with X < Y: `{spec}` is written as "
+                    f"`{text}`, so indices outside `{spec}` run too",
+                )
+        else:
+            items = []
+            for start, end, step in spec.ranges:
+                if step != 1:
+                    items += [str(i) for i in range(start, end + 1, step)]
+                else:
+                    items.append(str(start) if start == end else f"{start}-{end}")
+            if spec.has_step:
+                self.approximated(
+                    "spec.array.indices", "Torque has no step: the indices are listed"
+                )
+            text = ",".join(items)
+        if throttle is not None:
+            text += f"%{throttle}"
+        self.opt(self.ARRAY_OPTION[1], text, "spec.array.indices")
+
+    def dependencies(self) -> None:
+        ext = self.ext
+        if ext.dependency is not None:
+            self.opt("W", f"depend={ext.dependency}")
+        else:
+            groups: dict[str, list[str]] = {}
+            for i, dep in enumerate(self.spec.dependencies or ()):
+                path = f"spec.dependencies[{i}]"
+                if dep.scheme in ("afterok", "afternotok", "afterany", "after") and dep.value:
+                    groups.setdefault(dep.scheme, []).append(dep.value)
+                    if dep.count is not None:
+                        self.approximated(
+                            path, "waiting for some array elements becomes waiting for all"
+                        )
+                elif dep.scheme == "begin_time":
+                    self.lost(path, "write the start time as `schedule.beginAfter` (`-a`)")
+                else:
+                    self.lost(path, f"PBS has no `{dep.scheme}` dependency")
+            if groups:
+                self.opt(
+                    "W",
+                    "depend=" + ",".join(f"{k}:{':'.join(v)}" for k, v in groups.items()),
+                    "spec.dependencies",
+                )
+        for key in ("group_list", "umask", "sandbox"):
+            if getattr(ext, key) is not None:
+                self.opt("W", f"{key}={getattr(ext, key)}")
+        staging = self.spec.file_staging
+        for key, entries_attr in (("stagein", "inputs"), ("stageout", "outputs")):
+            entries = getattr(ext, key)
+            if entries is None and staging is not None and getattr(staging, entries_attr):
+                entries = []
+                for j, item in enumerate(getattr(staging, entries_attr)):
+                    local, remote = (
+                        (item.dst, item.src) if key == "stagein" else (item.src, item.dst)
+                    )
+                    if ":" not in remote:
+                        self.lost(
+                            f"spec.fileStaging.{entries_attr}[{j}]",
+                            "PBS stages from `host:path` only",
+                        )
+                        continue
+                    entries.append(f"{local}@{remote}")
+            if entries:
+                self.opt("W", f"{key}=" + ",".join(entries), f"spec.fileStaging.{entries_attr}")
+        if staging is not None:
+            for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+                if getattr(staging, key):
+                    self.lost(f"spec.fileStaging.{key}", "qsub has no option for it")
+
+    def output(self) -> None:
+        out = self.spec.output
+        ext = self.ext
+        if ext.keep is not None:
+            self.opt("k", ext.keep)
+        if out is None:
+            return
+        if out.merge_stderr:
+            self.opt("j", ext.join or "oe", "spec.output.mergeStderr")
+        for letter, template, raw in (("o", out.stdout, ext.output), ("e", out.stderr, ext.error)):
+            path = f"spec.output.{'stdout' if letter == 'o' else 'stderr'}"
+            if raw is not None:
+                self.opt(letter, raw)
+            elif template is not None:
+                self.path(letter, template, path)
+        if out.open_mode == "append":
+            self.lost("spec.output.openMode", "PBS always writes new output files")
+
+    def path(self, letter: str, template: Template, field: str) -> None:
+        mapping = {"array_index": self.ARRAY_INDEX_TAG} if self.ARRAY_INDEX_TAG else {}
+        missing = [v for v in template.variables() if v not in mapping]
+        if missing:
+            shown = ", ".join(f"`{{{v}}}`" for v in missing)
+            self.approximated(
+                field,
+                f"{self.label} cannot put {shown} in an output path; its default name "
+                "(job name and id) is used instead",
+            )
+            return
+        self.opt(letter, template.render(mapping), field)
+
+    def notifications(self) -> None:
+        note = self.spec.notifications
+        if self.ext.mail_points is not None:
+            self.opt("m", self.ext.mail_points)
+        elif note is not None and note.events is not None:
+            letters = "".join(MAIL_LETTERS[e] for e in ("fail", "begin", "end") if e in note.events)
+            for e in note.events:
+                if e not in MAIL_LETTERS:
+                    self.lost("spec.notifications.events", f"PBS has no mail on `{e}`")
+            self.opt("m", letters or "n", "spec.notifications.events")
+        if note is not None and note.email is not None:
+            self.opt("M", note.email, "spec.notifications.email")
+
+    def environment(self) -> None:
+        ex = self.spec.execution
+        env = ex.environment if ex else None
+        if env is None:
+            return
+        if env.inherit_from_submitter:
+            self.opt("V", None, "spec.execution.environment.inheritFromSubmitter")
+        if env.vars:
+            items = []
+            for key, value in env.vars.items():
+                if "," in value:
+                    quote_char = "'" if "'" not in value else '"'
+                    items.append(f"{key}={quote_char}{value}{quote_char}")
+                else:
+                    items.append(f"{key}={value}")
+            self.opt("v", ",".join(items), "spec.execution.environment.vars")
+        for key in ("secrets", "config_maps"):
+            if getattr(env, key):
+                self.lost(
+                    f"spec.execution.environment.{key}",
+                    "Kubernetes secrets and config maps do not exist on PBS",
+                )
+
+    def unsupported(self) -> None:
+        spec, job = self.spec, self.job
+        checks: list[tuple[str, object]] = [
+            ("metadata.labels", job.metadata and job.metadata.labels),
+            ("metadata.annotations", job.metadata and job.metadata.annotations),
+            ("spec.tasks", spec.tasks),
+            ("spec.gang", spec.gang),
+            ("spec.volumes", spec.volumes),
+            (
+                "spec.lifecycle.maxRetries",
+                spec.lifecycle and spec.lifecycle.max_retries is not None,
+            ),
+            (
+                "spec.lifecycle.successExitCodes",
+                spec.lifecycle and spec.lifecycle.success_exit_codes,
+            ),
+            (
+                "spec.lifecycle.ttlAfterFinished",
+                spec.lifecycle and spec.lifecycle.ttl_after_finished,
+            ),
+            ("spec.placement.nodeSelector", spec.placement and spec.placement.node_selector),
+            ("spec.placement.tolerations", spec.placement and spec.placement.tolerations),
+            ("spec.placement.affinity", spec.placement and spec.placement.affinity),
+            ("spec.placement.prefer", spec.placement and spec.placement.prefer),
+            ("spec.placement.nodePools", spec.placement and spec.placement.node_pools),
+            ("spec.resources.limits", spec.resources and spec.resources.limits),
+            ("spec.schedule.priorityClass", spec.schedule and spec.schedule.priority_class),
+            ("spec.workloadType", spec.workload_type),
+            ("spec.distributedFramework", spec.distributed_framework),
+        ]
+        for path, present in checks:
+            if present:
+                self.lost(path, "qsub has no option for it")
+        if spec.extensions:
+            for name in (
+                "slurm",
+                "lsf",
+                "htcondor",
+                "flux",
+                "armada",
+                "volcano",
+                "kueue",
+                "yunikorn",
+                "runai",
+            ):
+                if getattr(spec.extensions, name) is not None:
+                    self.lost(
+                        f"spec.extensions.{name}",
+                        f"`extensions.{name}` only applies to that scheduler",
+                    )
+
+
+def quote(value: str) -> str:
+    """Quote a value for qsub's tokenizer (quotes group, no escapes inside them).
+
+    >>> quote("plain"), quote("a b"), quote("it's")
+    ('plain', '"a b"', '"it\\'s"')
+    """
+    if value and all(not c.isspace() and c not in "'\"\\" for c in value):
+        return value
+    if '"' not in value:
+        return f'"{value}"'
+    return f"'{value}'"
+
+
+def pbs_time(seconds: int) -> str:
+    """`HH:MM:SS` (hours may exceed 24).
+
+    >>> pbs_time(90), pbs_time(129600)
+    ('00:01:30', '36:00:00')
+    """
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+def pbs_size(n_bytes: int) -> str:
+    """The largest exact PBS unit, always explicit (`mem=1000` would be 1000 bytes: pitfall 8).
+
+    >>> pbs_size(4 * 1024**3), pbs_size(1536 * 1024**2), pbs_size(1000)
+    ('4gb', '1536mb', '1000b')
+    """
+    for unit, factor in (("tb", 1024**4), ("gb", 1024**3), ("mb", 1024**2), ("kb", 1024)):
+        if n_bytes and n_bytes % factor == 0:
+            return f"{n_bytes // factor}{unit}"
+    return f"{n_bytes}b"
+
+
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
+    return PbsWriter(job, reporter or Reporter(), options or WriteOptions()).write()
+
+
+__all__ = ["CAPABILITIES", "PbsWriter", "write"]
+_unused: Any = None

@@ -1,0 +1,104 @@
+"""Scheduler environment variables in a script body, across schedulers.
+
+A body written for PBS says `cd $PBS_O_WORKDIR` and `$PBS_ARRAY_INDEX`; moved to Slurm unchanged
+it would `cd` to the home directory and every array element would see an empty index. The body
+is kept byte for byte (DESIGN.md), so a backend instead defines the foreign variables it uses
+from its own, in a short block after the directives, and reports each definition (W301), or a
+W201 where the target has no equivalent.
+
+The table maps one concept to each scheduler's variable (shared/docs/formats/*.md, "environment
+variables" sections; SPLAT's normalized `BAMMM_ARRAY_INDEX`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+#: concept -> {scheduler: variable}
+VARIABLES: Final[dict[str, dict[str, str]]] = {
+    "job_id": {"slurm": "SLURM_JOB_ID", "pbs": "PBS_JOBID", "torque": "PBS_JOBID"},
+    "job_name": {"slurm": "SLURM_JOB_NAME", "pbs": "PBS_JOBNAME", "torque": "PBS_JOBNAME"},
+    "array_index": {
+        "slurm": "SLURM_ARRAY_TASK_ID",
+        "pbs": "PBS_ARRAY_INDEX",
+        "torque": "PBS_ARRAYID",
+        "splat": "BAMMM_ARRAY_INDEX",
+    },
+    "array_job_id": {"slurm": "SLURM_ARRAY_JOB_ID", "pbs": "PBS_ARRAY_ID"},
+    "submit_dir": {"slurm": "SLURM_SUBMIT_DIR", "pbs": "PBS_O_WORKDIR", "torque": "PBS_O_WORKDIR"},
+    "submit_host": {"slurm": "SLURM_SUBMIT_HOST", "pbs": "PBS_O_HOST", "torque": "PBS_O_HOST"},
+    "queue": {"slurm": "SLURM_JOB_PARTITION", "pbs": "PBS_QUEUE", "torque": "PBS_QUEUE"},
+    "nodefile": {"pbs": "PBS_NODEFILE", "torque": "PBS_NODEFILE"},
+    "ntasks": {"slurm": "SLURM_NTASKS", "torque": "PBS_NP"},
+    "num_nodes": {"slurm": "SLURM_JOB_NUM_NODES", "torque": "PBS_NUM_NODES"},
+}
+
+#: How a target builds a concept that it has no plain variable for (a shell expression).
+DERIVED: Final[dict[str, dict[str, str]]] = {
+    "slurm": {
+        # one line per allocated node; PBS lists one line per MPI rank (mpiprocs)
+        "nodefile": (
+            '$(f=$(mktemp); scontrol show hostnames "$SLURM_JOB_NODELIST" > "$f"; echo "$f")'
+        ),
+    },
+}
+
+_REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
+MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
+
+
+def compatibility_block(
+    body: str,
+    target: str,
+    lost: Callable[[str, str], None],
+    approximated: Callable[[str, str], None],
+) -> str:
+    """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses."""
+    used = set(_REFERENCE.findall(body))
+    lines: list[str] = []
+    done: set[str] = set()
+    for concept, names in VARIABLES.items():
+        own = names.get(target)
+        for scheduler, name in names.items():
+            if scheduler == target or name not in used or name == own or name in done:
+                continue
+            done.add(name)
+            if name in (v for s, v in names.items() if s == target):
+                continue
+            if own is not None:
+                lines.append(f'export {name}="${{{own}}}"')
+                approximated(
+                    "spec.execution.script",
+                    f"`${name}` is defined from `${own}` for {target}",
+                )
+            elif concept in DERIVED.get(target, {}):
+                lines.append(f'export {name}="{DERIVED[target][concept]}"')
+                approximated(
+                    "spec.execution.script",
+                    f"`${name}` is built for {target}: one line per node, not per task",
+                )
+            else:
+                lost(
+                    "spec.execution.script",
+                    f"the script uses `${name}`, which {target} has no equivalent for",
+                )
+    if not lines:
+        return ""
+    return MARKER + "\n".join(dict.fromkeys(lines)) + "\n"
+
+
+def strip_compatibility_block(body: str) -> str:
+    r"""The body without a block an earlier bammmc conversion put at its start, so that
+    `X -> Y -> X` gives back the original script.
+
+    >>> strip_compatibility_block(MARKER + 'export PBS_JOBID="${SLURM_JOB_ID}"\nrun\n')
+    'run\n'
+    """
+    if not body.startswith(MARKER):
+        return body
+    rest = body[len(MARKER) :]
+    while rest.startswith("export ") and "\n" in rest:
+        rest = rest.split("\n", 1)[1]
+    return rest

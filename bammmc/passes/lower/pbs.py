@@ -1,0 +1,548 @@
+"""Lowering for ``pbs`` and ``torque``: qsub option occurrences -> SPLAT IR, with a source map.
+
+Chunks are the semantics (pbs.md §2): a single-shape `select=N:ncpus=C:mpiprocs=M:mem=X` is
+N nodes × M tasks per node × C/M CPUs per task × X/M memory per task when the divisions are
+exact; otherwise, and for several chunk shapes (`…+…`), the raw `select` is kept in
+`extensions.pbs` and the first chunk feeds the portable fields — never a sum (pitfall 18).
+Sizes default to bytes (pitfall 8), a bare walltime is seconds (pitfall 13), `cput` is CPU time
+and stays apart from walltime (pitfall 16), `-p` is higher = more urgent (pitfall 36).
+Torque: `nodes=N:ppn=M[:gpus=G][:feature]`, `procs`, `pmem`, `mem` per job, `-t`, `-d`.
+
+Siblings: ``frontends/pbs.py``, ``backends/pbs.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from typing import Any, Final
+
+import msgspec
+
+from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.pbs import PbsScript, parser
+from bammmc.frontends.slurm import Occurrence
+from bammmc.ir.job import API_VERSION, Job
+from bammmc.ir.priority import from_native, to_native
+from bammmc.ir.sourcemap import SourceMap
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.passes.lower.slurm import _Builder, _keep_values
+
+SIZE_MULTIPLIERS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+MAIL_EVENTS: Final = {"a": "fail", "b": "begin", "e": "end"}
+#: PBS job names: letters, digits, `+ _ . -` (ck_job_name.c); Torque takes any graphic character
+PBS_NAME_CHARS: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-"
+)
+PORTABLE_DEPENDENCIES: Final = frozenset({"after", "afterok", "afternotok", "afterany"})
+DEPENDENCY_TYPES: Final = frozenset(
+    {
+        *PORTABLE_DEPENDENCIES,
+        "before",
+        "beforeok",
+        "beforenotok",
+        "beforeany",
+        "on",
+        "runone",
+        "synccount",
+        "syncwith",
+        "afterstartarray",
+        "afterokarray",
+        "afternotokarray",
+        "afteranyarray",
+        "beforestartarray",
+        "beforeokarray",
+        "beforenotokarray",
+        "beforeanyarray",
+    }
+)
+
+
+class Invalid(Exception):
+    pass
+
+
+def lower(script: PbsScript, reporter: Reporter) -> tuple[Job | None, SourceMap]:
+    source_map = SourceMap()
+    errors_before = sum(d.is_error for d in reporter.diagnostics)
+    b = _Builder(reporter, "", source_map)
+    b.data = {"apiVersion": API_VERSION, "kind": "Job"}
+    torque = script.dialect == "torque"
+    last: dict[str, Occurrence] = {}
+    resources: list[tuple[str, str, Occurrence]] = []
+    for occ in script.options:
+        if occ.name == "l":
+            resources += _resource_list(occ, reporter)
+        else:
+            last[occ.name] = occ  # within the script, the last occurrence wins (qsub.c)
+    other: dict[str, str] = {}
+    for letter, occ in last.items():
+        try:
+            _option(letter, occ, b, torque, other)
+        except Invalid:
+            continue
+    with contextlib.suppress(Invalid):
+        _resources(resources, b, torque)
+    if other:
+        _ext(b, "options", other, next(iter(last.values())))
+    if script.script:
+        b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
+    if sum(d.is_error for d in reporter.diagnostics) > errors_before:
+        return None, source_map
+    job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
+    return job, source_map
+
+
+def _ext(b: _Builder, key: str, value: Any, occ: Occurrence) -> None:
+    b.set(f"spec.extensions.pbs.{key}", value, occ)
+
+
+def _invalid(reporter: Reporter, occ: Occurrence, message: str, help: str) -> Invalid:
+    reporter.report(
+        "E134", message, occ.value_span or occ.span, notes=("qsub rejects the script",), help=help
+    )
+    return Invalid()
+
+
+def _tree(
+    start: str, text: str, occ: Occurrence, reporter: Reporter, what: str, example: str
+) -> Any:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        return parser(start).parse(text)
+    except UnexpectedInput:
+        raise _invalid(
+            reporter, occ, f"`{text}` is not a valid {what}", f"write e.g. `{example}`"
+        ) from None
+
+
+def pbs_size_bytes(text: str, occ: Occurrence, reporter: Reporter) -> int:
+    """Bytes of a PBS size: INT[k|m|g|t|p][b|w], default bytes, powers of 1024 (to_size)."""
+    tree = _tree("pbs_size", text, occ, reporter, "size", "4gb")
+    number = int(str(tree.children[0]))
+    suffix = str(tree.children[1]).lower() if len(tree.children) > 1 else ""
+    unit = 8 if suffix.endswith("w") else 1
+    mult = SIZE_MULTIPLIERS[suffix.rstrip("bw")]
+    return number * mult * unit
+
+
+def pbs_seconds(text: str, occ: Occurrence, reporter: Reporter) -> int:
+    """Seconds of a PBS duration: [[H:]M:]S[.frac], a bare number is seconds (decode_time)."""
+    tree = _tree("pbs_duration", text, occ, reporter, "duration", "01:30:00")
+    nums = [int(str(t)) for t in tree.children if str(t)[:1] != "."]
+    frac = [str(t) for t in tree.children if str(t)[:1] == "."]
+    if len(nums) > 3:
+        raise _invalid(reporter, occ, f"`{text}` has too many fields", "write `HH:MM:SS`")
+    seconds = 0
+    for n in nums:
+        seconds = seconds * 60 + n
+    if frac and float(frac[0]) >= 0.5:
+        seconds += 1
+    return seconds
+
+
+def _resource_list(occ: Occurrence, reporter: Reporter) -> list[tuple[str, str, Occurrence]]:
+    try:
+        tree = _tree(
+            "resources", occ.value or "", occ, reporter, "resource list", "walltime=1:00:00"
+        )
+    except Invalid:
+        return []
+    out = []
+    for res in tree.children:
+        name = str(res.children[0])
+        if len(res.children) < 2:
+            out.append((name, "true", occ))  # a boolean resource written bare
+            continue
+        value = "".join(
+            str(t)[1:-1] if t.type in ("DQ", "SQ") else str(t) for t in res.children[1].children
+        )
+        out.append((name, value, occ))
+    return out
+
+
+def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict[str, str]) -> None:
+    reporter = b.reporter
+    value = occ.value or ""
+    if letter == "N":
+        bad = (
+            [c for c in value if not (c.isprintable() and not c.isspace())]
+            if torque
+            else [c for c in value if c not in PBS_NAME_CHARS]
+        )
+        if bad or not value:
+            allowed = "printable characters without spaces" if torque else "letters, digits, `+_.-`"
+            raise _invalid(
+                reporter,
+                occ,
+                f"job name `{value}` has characters qsub refuses: "
+                + " ".join(f"`{c}`" for c in dict.fromkeys(bad)),
+                f"use {allowed}",
+            )
+        b.set("metadata.name", value, occ)
+    elif letter == "q":
+        queue, _, server = value.partition("@")
+        if queue:
+            b.set("spec.schedule.queue", queue, occ)
+        if server:
+            _ext(b, "server", server, occ)
+    elif letter == "A":
+        b.set("spec.schedule.account", value, occ)
+    elif letter == "P" and not torque:
+        b.set("spec.schedule.project", value, occ)
+    elif letter == "p":
+        try:
+            native = int(value)
+        except ValueError:
+            raise _invalid(
+                reporter, occ, f"`-p` needs an integer, not `{value}`", "write `-p 10`"
+            ) from None
+        if not -1024 <= native <= 1023:
+            raise _invalid(reporter, occ, f"`-p {value}` is outside -1024..1023", "write `-p 0`")
+        band = from_native(native, "pbs")
+        b.set("spec.schedule.priority", band, occ)
+        if to_native(band, "pbs") != native:  # the band cannot carry every native step
+            _ext(b, "priority", native, occ)
+    elif letter == "h":
+        b.set("spec.schedule.hold", True, occ)
+    elif letter == "a":
+        _begin(occ, b)
+    elif letter == "r":
+        if value not in ("y", "n"):
+            raise _invalid(reporter, occ, f"`-r` is `y` or `n`, not `{value}`", "write `-r y`")
+        b.set("spec.lifecycle.requeueOnFailure", value == "y", occ)
+    elif letter == "j":
+        if value not in ("oe", "eo", "n"):
+            raise _invalid(
+                reporter, occ, f"`-j` is `oe`, `eo` or `n`, not `{value}`", "write `-j oe`"
+            )
+        b.set("spec.output.mergeStderr", value != "n", occ)
+        if value == "eo":
+            _ext(b, "join", "eo", occ)
+    elif letter in ("o", "e"):
+        _path(letter, occ, b)
+    elif letter == "k":
+        _ext(b, "keep", value, occ)
+    elif letter == "m":
+        _mail(occ, b, torque)
+    elif letter == "M":
+        b.set("spec.notifications.email", value, occ)
+    elif letter == "S":
+        b.set("spec.execution.shell", value, occ)
+    elif letter == "V":
+        b.set("spec.execution.environment.inheritFromSubmitter", True, occ)
+    elif letter == "v":
+        _variables(occ, b, other)
+    elif letter == "W":
+        _attributes(occ, b, other)
+    elif letter == "J" and not torque:
+        tree = _tree("pbs_array", value, occ, reporter, "array range", "0-99:2%10")
+        nums = [int(str(t)) for t in tree.children]
+        if nums[0] >= nums[1]:
+            raise _invalid(
+                reporter,
+                occ,
+                f"`-J {value}`: the start must be below the end",
+                "write e.g. `-J 1-10`",
+            )
+        b.set("spec.array.indices", IndexSpec.parse(value), occ)
+    elif letter == "t" and torque:
+        _tree("torque_array", value, occ, reporter, "array request", "1-10%2")
+        b.set("spec.array.indices", IndexSpec.parse(value), occ)
+    elif letter == "d" and torque:
+        b.set("spec.execution.workingDir", value, occ)
+    elif letter == "n" and torque:
+        b.set("spec.placement.exclusive", True, occ)
+    else:
+        other[letter] = value if occ.value is not None else ""
+
+
+def _begin(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    tree = _tree("pbs_datetime", value, occ, b.reporter, "date and time", "202603010800")
+    digits = str(tree.children[0])
+    seconds = int(str(tree.children[1])[1:]) if len(tree.children) > 1 else 0
+    if len(digits) == 12:  # CCYYMMDDhhmm: absolute
+        try:
+            when = dt.datetime(
+                int(digits[:4]),
+                int(digits[4:6]),
+                int(digits[6:8]),
+                int(digits[8:10]),
+                int(digits[10:12]),
+                seconds,
+            )
+        except ValueError:
+            raise _invalid(
+                b.reporter, occ, f"`-a {value}` is not a valid date", "write `CCYYMMDDhhmm`"
+            ) from None
+        b.set("spec.schedule.beginAfter", DateTime.parse(when.isoformat()), occ)
+    else:  # shorter forms roll forward from now: not a fixed time
+        _ext(b, "begin", value, occ)
+
+
+def _path(letter: str, occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    host, sep, path = value.partition(":")
+    if not sep or "/" in host:
+        host, path = "", value
+    template = Template.parse(
+        path.replace("{", "{{").replace("}", "}}").replace("^array_index^", "{array_index}")
+    )
+    field = "stdout" if letter == "o" else "stderr"
+    b.set(f"spec.output.{field}", template, occ)
+    if host:
+        _ext(b, "output" if letter == "o" else "error", value, occ)
+
+
+def _mail(occ: Occurrence, b: _Builder, torque: bool) -> None:
+    value = occ.value or ""
+    allowed = set("abejn" + ("fp" if torque else ""))
+    if not value or set(value) - allowed or ("n" in value and len(value) > 1):
+        raise _invalid(
+            b.reporter, occ, f"`-m {value}` is not a mail option", "write `-m abe` or `-m n`"
+        )
+    events = [MAIL_EVENTS[c] for c in "bea" if c in value]
+    b.set("spec.notifications.events", events, occ)
+    if set(value) - set("abe") - {"n"}:
+        _ext(b, "mail_points", value, occ)
+
+
+def _variables(occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
+    value = occ.value or ""
+    tree = _tree("variables", value, occ, b.reporter, "variable list", "A=1,B='x,y'")
+    out: dict[str, str] = {}
+    for var in tree.children:
+        parts = var.children
+        if len(parts) == 1:  # `-v NAME` copies the submitter's value: not writable as a value
+            other["v"] = value
+            return
+        text = "".join(
+            str(t)[1:-1] if t.type in ("DQ", "SQ") else str(t)
+            for v in parts[2:]
+            for t in v.children
+        )
+        out[str(parts[0])] = text
+    b.set("spec.execution.environment.vars", out, occ)
+
+
+def _attributes(occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
+    tree = _tree(
+        "w_attrs", occ.value or "", occ, b.reporter, "attribute list", "depend=afterok:123"
+    )
+    for attr in tree.children:
+        name = str(attr.children[0])
+        value = str(attr.children[1]) if len(attr.children) > 1 else ""
+        if name == "depend":
+            _depend(value, occ, b)
+        elif name in ("group_list", "umask", "sandbox"):
+            if name == "sandbox" and value not in ("PRIVATE", "HOME"):
+                raise _invalid(
+                    b.reporter,
+                    occ,
+                    f"`sandbox={value}` is PRIVATE or HOME",
+                    "write `sandbox=PRIVATE`",
+                )
+            _ext(b, name, value, occ)
+        elif name in ("stagein", "stageout"):
+            entries = [e for e in value.strip("\"'").split(",") if e]
+            _ext(b, name, entries, occ)
+            staged = []
+            for entry in entries:
+                local, _, remote = entry.partition("@")
+                src, dst = (remote, local) if name == "stagein" else (local, remote)
+                staged.append({"src": src, "dst": dst})
+            b.set(f"spec.fileStaging.{'inputs' if name == 'stagein' else 'outputs'}", staged, occ)
+        else:
+            other[f"W:{name}"] = value
+
+
+def _depend(value: str, occ: Occurrence, b: _Builder) -> None:
+    tree = _tree("depend", value, occ, b.reporter, "dependency list", "afterok:1234")
+    portable: list[dict[str, str]] = []
+    exact = True
+    for item in tree.children:
+        kind = str(item.children[0])
+        args = [str(a) for a in item.children[1:]]
+        if kind not in DEPENDENCY_TYPES:
+            raise _invalid(
+                b.reporter,
+                occ,
+                f"unknown dependency type `{kind}`",
+                "use afterok, afternotok, afterany, after, before…, on",
+            )
+        if not args:
+            raise _invalid(b.reporter, occ, f"`{kind}` needs a job id", f"write `{kind}:1234`")
+        if kind in PORTABLE_DEPENDENCIES:
+            portable += [{"scheme": kind, "value": a} for a in args]
+        else:
+            exact = False
+    if portable:
+        b.set("spec.dependencies", portable, occ)
+    if not exact:
+        _ext(b, "dependency", value, occ)
+
+
+def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bool) -> None:
+    reporter = b.reporter
+    extra: dict[str, str] = {}
+    select = place = nodes = None
+    for name, value, occ in items:
+        if name == "walltime":
+            b.set(
+                "spec.schedule.walltime",
+                Duration.from_seconds(pbs_seconds(value, occ, reporter)),
+                occ,
+            )
+        elif name in ("cput", "pcput"):
+            _ext(b, name, Duration.from_seconds(pbs_seconds(value, occ, reporter)), occ)
+        elif name == "select":
+            select = (value, occ)
+        elif name == "place":
+            place = (value, occ)
+        elif name == "nodes" and torque:
+            nodes = (value, occ)
+        elif name == "procs" and torque:
+            if not value.isdigit():
+                raise _invalid(reporter, occ, f"`procs={value}` needs a number", "write `procs=16`")
+            b.set("spec.resources.tasks", int(value), occ)
+        elif name == "pmem":
+            b.set(
+                "spec.resources.memoryPerTask",
+                Size.from_bytes(pbs_size_bytes(value, occ, reporter)),
+                occ,
+            )
+        elif name == "mem" and torque:
+            _ext(b, "mem", Size.from_bytes(pbs_size_bytes(value, occ, reporter), scope="job"), occ)
+        elif name == "advres":
+            b.set("spec.schedule.reservation", value, occ)
+        else:
+            extra[name] = value
+            b.source_map.add(f"spec.extensions.pbs.resources.{name}", occ.span, occ.value_span)
+    if select is not None:
+        _select(*select, b)
+        if place is not None:
+            _place(*place, b)
+    elif place is not None:
+        extra["place"] = place[0]
+    if nodes is not None:
+        _nodes(*nodes, b)
+    if extra:
+        b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("pbs", {})[
+            "resources"
+        ] = extra
+
+
+def _chunk_map(chunk: Any) -> tuple[int, dict[str, str]]:
+    children = chunk.children
+    count = 1
+    if chunk.data == "counted":
+        count = int(str(children[0]))
+        children = children[1:]
+    res = {str(c.children[0]): str(c.children[1]) for c in children}
+    return count, res
+
+
+MAPPED_CHUNK: Final = frozenset({"ncpus", "mpiprocs", "ompthreads", "mem", "ngpus"})
+
+
+def _select(value: str, occ: Occurrence, b: _Builder) -> None:
+    reporter = b.reporter
+    tree = _tree("select", value, occ, reporter, "select statement", "2:ncpus=8:mem=16gb")
+    chunks = [_chunk_map(c) for c in tree.children]
+    count, res = chunks[0]
+    exact = len(chunks) == 1 and set(res) <= MAPPED_CHUNK
+    if len(chunks) > 1:
+        _ext(b, "mixed_chunks", value, occ)
+
+    def num(key: str, default: int) -> int:
+        text = res.get(key)
+        if text is None:
+            return default
+        if not text.isdigit():
+            raise _invalid(
+                reporter, occ, f"`{key}={text}` needs a whole number", f"write `{key}=4`"
+            )
+        return int(text)
+
+    ncpus = num("ncpus", 1)
+    mpiprocs = num("mpiprocs", 1 if ncpus > 0 else 0)
+    b.set("spec.resources.nodes", count, occ)
+    if mpiprocs > 0:
+        b.set("spec.resources.tasksPerNode", mpiprocs, occ)
+    per_task = mpiprocs or 1
+    if ncpus % per_task == 0 and ncpus:
+        b.set("spec.resources.cpusPerTask", Cpu.parse(ncpus // per_task), occ)
+    elif ncpus:
+        exact = False
+    if "ompthreads" in res:
+        _ext(b, "ompthreads_per_chunk", num("ompthreads", 1), occ)
+    if "mem" in res:
+        mem = pbs_size_bytes(res["mem"], occ, reporter)
+        if mem % per_task == 0:
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(mem // per_task), occ)
+        else:
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(mem, scope="chunk"), occ)
+    if "ngpus" in res:
+        gpus = num("ngpus", 0)
+        amount = gpus // per_task if gpus % per_task == 0 else None
+        b.set(
+            "spec.resources.gpu.count",
+            Count.parse(amount if amount is not None else f"{gpus}/chunk"),
+            occ,
+        )
+    if not exact and len(chunks) == 1:
+        _ext(b, "select", value, occ)
+
+
+def _place(value: str, occ: Occurrence, b: _Builder) -> None:
+    tree = _tree("place", value, occ, b.reporter, "place statement", "scatter:excl")
+    exact = True
+    for word in tree.children:
+        if word.data == "group":
+            b.set("spec.placement.groupBy", str(word.children[0]), occ)
+            continue
+        text = str(word.children[0])
+        if text in ("free", "pack", "scatter"):
+            b.set("spec.placement.topology", text, occ)
+        elif text == "excl":
+            b.set("spec.placement.exclusive", True, occ)
+        else:  # vscatter, shared, exclhost: keep the exact statement
+            exact = False
+    if not exact:
+        _ext(b, "place", value, occ)
+
+
+def _nodes(value: str, occ: Occurrence, b: _Builder) -> None:
+    reporter = b.reporter
+    tree = _tree("nodes", value, occ, reporter, "node specification", "2:ppn=16")
+    specs = []
+    for spec in tree.children:
+        props = [
+            (str(p.children[0]), str(p.children[1]) if len(p.children) > 1 else None)
+            for p in spec.children
+        ]
+        specs.append(props)
+    first = specs[0]
+    count = 1
+    if first and first[0][1] is None and first[0][0].isdigit():
+        count = int(first[0][0])
+        first = first[1:]
+    keyed = {k: v for k, v in first if v is not None}
+    words = [k for k, v in first if v is None]
+    exact = len(specs) == 1 and set(keyed) <= {"ppn", "gpus"}
+    b.set("spec.resources.nodes", count, occ)
+    if "ppn" in keyed and keyed["ppn"].isdigit():
+        b.set("spec.resources.tasksPerNode", int(keyed["ppn"]), occ)
+    if "gpus" in keyed and keyed["gpus"].isdigit():
+        b.set("spec.resources.gpu.count", Count.parse(f"{keyed['gpus']}/node"), occ)
+    if words:
+        b.set("spec.placement.constraint", "&".join(words), occ)
+    if len(specs) > 1:
+        _ext(b, "mixed_chunks", value, occ)
+    elif not exact:
+        _ext(b, "nodes", value, occ)
+
+
+__all__ = ["lower", "pbs_seconds", "pbs_size_bytes"]

@@ -1,0 +1,302 @@
+"""PBS Professional and Torque, table-driven: qsub script -> IR, -> diagnostics, -> canonical qsub.
+
+The PBS pitfalls of ../shared/docs/pitfalls.md have their own rows: sizes default to bytes,
+`cput` is not walltime, heterogeneous chunks are kept, never summed, `-p` keeps its direction,
+`-J` steps only in PBS Pro, the job-name charset, `-j oe`, `-V`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import bammmc
+from bammmc.backends.splat import to_builtins
+from bammmc.diagnostics.model import Diagnostic
+from tests.formats.test_slurm import spec, subset
+
+SH = "#!/bin/bash\n"
+BODY = "cd $PBS_O_WORKDIR\nmpiexec ./app\n"
+
+
+def read(text: str, fmt: str = "pbs") -> tuple[Any, list[Diagnostic]]:
+    job, diags = bammmc.parse(text, fmt, filename="job.pbs")
+    return (to_builtins(job) if job is not None else None), diags
+
+
+READ = [
+    ("pbs", "-N my.job", {"metadata": {"name": "my.job"}}),
+    (
+        "pbs",
+        "-q gpu@srv01",
+        spec(schedule={"queue": "gpu"}, extensions={"pbs": {"server": "srv01"}}),
+    ),
+    ("pbs", "-A proj -P climate", spec(schedule={"account": "proj", "project": "climate"})),
+    ("pbs", "-l walltime=3600", spec(schedule={"walltime": "PT1H"})),  # a bare number is seconds
+    ("pbs", "-l walltime=1:30", spec(schedule={"walltime": "PT1M30S"})),
+    ("pbs", "-l walltime=36:00:00", spec(schedule={"walltime": "P1DT12H"})),
+    # cput is CPU time, not walltime (pitfall 16)
+    ("pbs", "-l cput=10:00:00", spec(extensions={"pbs": {"cput": "PT10H"}})),
+    # sizes default to bytes (pitfall 8)
+    (
+        "pbs",
+        "-l select=1:ncpus=1:mem=1000",
+        spec(resources={"memoryPerTask": "1k"}),
+    ),
+    (
+        "pbs",
+        "-l select=2:ncpus=8:mpiprocs=4:mem=16gb:ngpus=4",
+        spec(
+            resources={
+                "nodes": 2,
+                "tasksPerNode": 4,
+                "cpusPerTask": 2,
+                "memoryPerTask": "4Gi",
+                "gpu": {"count": 1},
+            }
+        ),
+    ),
+    (
+        "pbs",
+        "-l select=4:ncpus=32",
+        spec(resources={"nodes": 4, "tasksPerNode": 1, "cpusPerTask": 32}),
+    ),
+    # heterogeneous chunks: kept exactly, first chunk portable, never summed (pitfall 18)
+    (
+        "pbs",
+        "-l select=1:ncpus=16:mem=64gb+4:ncpus=4:ngpus=1",
+        spec(
+            resources={"nodes": 1, "cpusPerTask": 16},
+            extensions={"pbs": {"mixed_chunks": "1:ncpus=16:mem=64gb+4:ncpus=4:ngpus=1"}},
+        ),
+    ),
+    (
+        "pbs",
+        "-l select=2:ncpus=4:host=node01",
+        spec(extensions={"pbs": {"select": "2:ncpus=4:host=node01"}}),
+    ),
+    (
+        "pbs",
+        "-l select=2:ncpus=4 -l place=scatter:excl:group=switch",
+        spec(placement={"topology": "scatter", "exclusive": True, "groupBy": "switch"}),
+    ),
+    (
+        "pbs",
+        "-l select=1:ncpus=1 -l place=vscatter",
+        spec(extensions={"pbs": {"place": "vscatter"}}),
+    ),
+    # priority keeps its direction (pitfall 36)
+    ("pbs", "-p 1023", spec(schedule={"priority": 1000})),
+    ("pbs", "-p -1024", spec(schedule={"priority": 0})),
+    ("pbs", "-p 1", spec(schedule={"priority": 501}, extensions={"pbs": {"priority": 1}})),
+    ("pbs", "-J 0-99:2%10", spec(array={"indices": "0-99:2%10"})),
+    (
+        "pbs",
+        "-j oe -o logs/run.^array_index^.out",
+        spec(output={"mergeStderr": True, "stdout": "logs/run.{array_index}.out"}),
+    ),
+    ("pbs", "-j eo", spec(output={"mergeStderr": True}, extensions={"pbs": {"join": "eo"}})),
+    (
+        "pbs",
+        "-o login01:/home/me/out.txt",
+        spec(
+            output={"stdout": "/home/me/out.txt"},
+            extensions={"pbs": {"output": "login01:/home/me/out.txt"}},
+        ),
+    ),
+    (
+        "pbs",
+        "-m abe -M me@example.org",
+        spec(notifications={"email": "me@example.org", "events": ["begin", "end", "fail"]}),
+    ),
+    ("pbs", "-m n", spec(notifications={"events": []})),
+    (
+        "pbs",
+        "-V -v \"A=1,B='x,y'\"",
+        spec(
+            execution={
+                "environment": {"inheritFromSubmitter": True, "vars": {"A": "1", "B": "x,y"}}
+            }
+        ),
+    ),
+    (
+        "pbs",
+        "-W depend=afterok:123.srv:124,group_list=g1,umask=022",
+        spec(
+            dependencies=[
+                {"scheme": "afterok", "value": "123.srv"},
+                {"scheme": "afterok", "value": "124"},
+            ],
+            extensions={"pbs": {"group_list": "g1", "umask": "022"}},
+        ),
+    ),
+    ("pbs", "-W depend=before:5", spec(extensions={"pbs": {"dependency": "before:5"}})),
+    (
+        "pbs",
+        "-W stagein=in.dat@host:/data/in.dat",
+        spec(fileStaging={"inputs": [{"src": "host:/data/in.dat", "dst": "in.dat"}]}),
+    ),
+    ("pbs", "-h -r n", spec(schedule={"hold": True}, lifecycle={"requeueOnFailure": False})),
+    ("pbs", "-a 202603010800", spec(schedule={"beginAfter": "2026-03-01T08:00:00"})),
+    ("pbs", "-a 0800", spec(extensions={"pbs": {"begin": "0800"}})),
+    ("pbs", "-S /bin/tcsh", spec(execution={"shell": "/bin/tcsh"})),
+    ("pbs", "-l wd", spec(extensions={"pbs": {"resources": {"wd": "true"}}})),
+    ("pbs", "-Nglued", {"metadata": {"name": "glued"}}),
+    # Torque
+    (
+        "torque",
+        "-l nodes=2:ppn=16:gpus=2,walltime=04:00:00,pmem=4gb",
+        spec(
+            schedule={"walltime": "PT4H"},
+            resources={
+                "nodes": 2,
+                "tasksPerNode": 16,
+                "memoryPerTask": "4Gi",
+                "gpu": {"count": "2/node"},
+            },
+        ),
+    ),
+    ("torque", "-l nodes=1:ppn=4:bigmem", spec(placement={"constraint": "bigmem"})),
+    (
+        "torque",
+        "-l nodes=1:ppn=4+2:ppn=8",
+        spec(
+            resources={"nodes": 1, "tasksPerNode": 4},
+            extensions={"pbs": {"mixed_chunks": "1:ppn=4+2:ppn=8"}},
+        ),
+    ),
+    ("torque", "-l procs=32", spec(resources={"tasks": 32})),
+    ("torque", "-l mem=64gb", spec(extensions={"pbs": {"mem": "64Gi/job"}})),
+    ("torque", "-t 1,3,5-10%2", spec(array={"indices": "1,3,5-10%2"})),
+    ("torque", "-d /scratch/run", spec(execution={"workingDir": "/scratch/run"})),
+    ("torque", "-n", spec(placement={"exclusive": True})),
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "directives", "expected"), READ, ids=[f"{r[0]}:{r[1]}" for r in READ]
+)
+def test_read(fmt: str, directives: str, expected: dict[str, Any]) -> None:
+    job, diags = read(f"{SH}#PBS {directives}\n{BODY}", fmt)
+    assert [d for d in diags if d.is_error] == []
+    subset(expected, job)
+
+
+DIAGNOSTICS = [
+    ("pbs", "#PBS -l walltime=1h\n", ["E134"]),
+    ("pbs", "#PBS -l select=1:mem=1.5gb\n", ["E134"]),
+    ("pbs", "#PBS -J 5-1\n", ["E134"]),
+    ("pbs", "#PBS -j xy\n", ["E134"]),
+    ("pbs", "#PBS -m xyz\n", ["E134"]),
+    ("pbs", "#PBS -r maybe\n", ["E134"]),
+    ("pbs", "#PBS -p 5000\n", ["E134"]),
+    ("pbs", "#PBS -t 1-10\n", ["E130"]),  # a Torque option: says so
+    ("pbs", "#PBS -N job extra\n", ["E133"]),
+    ("pbs", "#PBS -q long   # comment\n", ["W410"]),
+    ("pbs", "#PBS -N a\necho hi\n#PBS -q late\n", ["W402"]),
+    ("pbs", '#PBS -N "unclosed\n', ["E020"]),
+    ("pbs", "#PBS -W depend=nonsense:1\n", ["E134"]),
+    ("torque", "#PBS -J 1-10\n", ["E130"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "expected"), DIAGNOSTICS, ids=[f"{d[0]}:{d[1]}" for d in DIAGNOSTICS]
+)
+def test_diagnostics(fmt: str, text: str, expected: list[str]) -> None:
+    _, diags = read(SH + text + BODY, fmt)
+    assert [d.code for d in diags] == expected
+    assert all(d.span is not None and d.help for d in diags)
+
+
+def test_torque_hint_in_pbs() -> None:
+    _, diags = read(SH + "#PBS -t 1-10\n" + BODY)
+    assert diags[0].help and "--from torque" in diags[0].help
+
+
+def test_directive_continuation_and_leading_space() -> None:
+    job, diags = read(SH + "  #PBS -N a \\\n   -q b\n" + BODY)
+    assert diags == []
+    assert job["metadata"]["name"] == "a" and job["spec"]["schedule"]["queue"] == "b"
+
+
+IDENTITY = [
+    ("pbs", "#PBS -N hello\n#PBS -l walltime=00:10:00\n"),
+    (
+        "pbs",
+        "#PBS -l select=2:ncpus=8:mpiprocs=4:mem=16gb:ngpus=4\n#PBS -l place=scatter:excl\n",
+    ),
+    ("pbs", "#PBS -J 1-99:2%5\n#PBS -j oe\n#PBS -o out.^array_index^\n"),
+    ("pbs", "#PBS -W depend=afterok:1:2\n#PBS -m abe\n#PBS -M me@example.org\n"),
+    ("pbs", "#PBS -q workq@srv\n#PBS -A proj\n#PBS -P climate\n#PBS -p 100\n"),
+    ("pbs", "#PBS -l select=1:ncpus=4:mem=1000b\n"),
+    ("pbs", "#PBS -l select=1:ncpus=16:mem=64gb+4:ncpus=4:ngpus=1\n"),
+    ("pbs", "#PBS -v 'A=1,B=\"x,y\"'\n#PBS -V\n"),
+    ("torque", "#PBS -l nodes=2:ppn=16:gpus=2\n#PBS -l pmem=4gb\n#PBS -t 1-10%2\n"),
+    ("torque", "#PBS -l walltime=04:00:00\n#PBS -l nodes=1:ppn=4+2:ppn=8\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "directives"), IDENTITY, ids=[f"{i[0]}:{i[1][:30]}" for i in IDENTITY]
+)
+def test_round_trip(fmt: str, directives: str) -> None:
+    """`pbs -> splat -> pbs` gives the same IR, and the canonical text is stable."""
+    job, diags = bammmc.parse(SH + directives + BODY, fmt)
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    out, more = bammmc.emit(job, fmt)
+    assert not [d for d in more if d.is_error]
+    again, _ = bammmc.parse(out, fmt)
+    assert again == job, out
+    assert bammmc.emit(again, fmt)[0] == out
+
+
+def test_writer_sanitizes_names() -> None:
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: '1 run/a=b'\n", "splat"
+    )  # a digit first is fine for PBS's server (pbs.md §5); `/`, ` ` and `=` are not
+    assert job is not None
+    out, diags = bammmc.emit(job, "pbs")
+    assert "#PBS -N 1_run_a_b\n" in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "metadata.name")]
+
+
+def test_writer_units_are_explicit() -> None:
+    job, _ = bammmc.parse(SH + "#SBATCH --mem-per-cpu=1000 -n 2\nsrun x\n", "slurm")
+    assert job is not None
+    out, _ = bammmc.emit(job, "pbs")
+    assert "mem=1000mb" in out
+
+
+def test_slurm_variables_become_pbs_variables() -> None:
+    job, _ = bammmc.parse(
+        SH + "#SBATCH -J a\ncd $SLURM_SUBMIT_DIR\necho $SLURM_ARRAY_TASK_ID\n", "slurm"
+    )
+    assert job is not None
+    out, diags = bammmc.emit(job, "pbs")
+    assert {d.code for d in diags} == {"W301"}
+    assert 'export SLURM_SUBMIT_DIR="${PBS_O_WORKDIR}"\n' in out
+    assert 'export SLURM_ARRAY_TASK_ID="${PBS_ARRAY_INDEX}"\n' in out
+    back, _ = bammmc.parse(out, "pbs")
+    assert back is not None and back.spec and back.spec.execution
+    assert back.spec.execution.script == SH + "cd $SLURM_SUBMIT_DIR\necho $SLURM_ARRAY_TASK_ID\n"
+
+
+def test_pbs_to_slurm_keeps_the_shape() -> None:
+    out, diags = bammmc.convert(
+        SH + "#PBS -l select=2:ncpus=8:mpiprocs=4:mem=16gb\n#PBS -l walltime=01:00:00\n" + BODY,
+        "pbs",
+        "slurm",
+    )
+    assert [d.field for d in diags] == ["spec.execution.script"]  # $PBS_O_WORKDIR, defined
+    assert out is not None
+    for line in (
+        "--nodes=2",
+        "--ntasks-per-node=4",
+        "--cpus-per-task=2",
+        "--mem=16G",
+        "--time=01:00:00",
+    ):
+        assert line in out
+    assert 'export PBS_O_WORKDIR="${SLURM_SUBMIT_DIR}"' in out
