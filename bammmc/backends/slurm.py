@@ -240,6 +240,9 @@ def write(
     ):
         w.opt("ignore-pbs")
     _unsupported(w, job, spec)
+    if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
+        script = script.replace("\r\n", "\n")
+        w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
     return [OutputFile("\n".join(w.lines) + "\n" + script)]
 
