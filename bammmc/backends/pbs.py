@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
@@ -140,6 +141,16 @@ class PbsWriter:
                 shell_line = first
             else:  # qsub needs no `#!` line (it runs the script with -S or the login shell)
                 body, shell_line = text, ""
+            if ex.container is not None and ex.container.image:
+                wrapped = in_container(
+                    body,
+                    shell_line or f"#!{shell}",
+                    ex.container.image,
+                    self.options.container_runtime,
+                    self.lost,
+                    self.approximated,
+                )
+                body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
             command: list[str] = []
             if ex.executable is not None:
@@ -167,8 +178,6 @@ class PbsWriter:
                 self.opt("d", ex.working_dir, "spec.execution.workingDir")
             else:  # PBS Pro starts jobs in $HOME and has no -d: change directory first
                 body = f"cd {shlex.quote(ex.working_dir)}\n" + body
-        if ex is not None and ex.container is not None and ex.script is not None:
-            self.lost("spec.execution.container", "the script runs on the node, not in the image")
         if ex is not None and ex.stdin is not None:
             self.lost("spec.execution.stdin", "qsub has no standard input option")
         return body, shell_line

@@ -16,14 +16,36 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.container import in_container
 from bammmc.backends.slurm_options import OPTIONS, PLUGIN_OPTIONS
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import Count, Duration, Size, Template
+from bammmc.ir.values import Count, Duration, Size, Template, is_digits
 
 MIB: Final = 1024 * 1024
+#: signal names sbatch --signal accepts (checked with sbatch 22.05)
+SLURM_SIGNALS: Final = frozenset(
+    [
+        "HUP",
+        "INT",
+        "QUIT",
+        "ABRT",
+        "KILL",
+        "ALRM",
+        "TERM",
+        "USR1",
+        "USR2",
+        "URG",
+        "CONT",
+        "STOP",
+        "TSTP",
+        "TTIN",
+        "TTOU",
+        "XCPU",
+    ]
+)
 
 #: template variable -> sbatch filename token
 PATTERN_TOKENS: Final = {
@@ -218,6 +240,17 @@ def write(
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else SlurmExt()
     script, shebang = _script(spec, w)
     w.lines.append(shebang)
+    foreign = any(line.startswith(("#PBS", "#BSUB")) for line in script.split("\n"))
+    if foreign or ext.ignore_pbs:
+        # sbatch obeys #PBS/#BSUB lines over #SBATCH; the job is the IR, so switch them off.
+        # Only the first component's options count for this (checked), hence here.
+        w.opt("ignore-pbs")
+        if foreign:
+            w.approximated(
+                "spec.execution.script",
+                "the body has #PBS/#BSUB lines, which sbatch would obey: `--ignore-pbs` is "
+                "written so that only the converted options apply",
+            )
     if job.metadata and job.metadata.name is not None:
         w.opt("job-name", job.metadata.name, "metadata.name")
     _component(w, spec.schedule, spec.resources, spec.placement, ext, spec, first=True)
@@ -234,12 +267,16 @@ def write(
             first=False,
             prefix=f"spec.extensions.slurm.het_components[{i}]",
         )
-    if (
-        any(line.startswith(("#PBS", "#BSUB")) for line in script.split("\n"))
-        and not ext.ignore_pbs
-    ):
-        w.opt("ignore-pbs")
     _unsupported(w, job, spec)
+    if _body_has_directives(script):
+        # the body's own #SBATCH lines come before its first command, so sbatch would read
+        # them over the converted options: a no-op command first ends sbatch's scan
+        script = ": # bammmc: the #SBATCH lines below are not read by sbatch\n" + script
+        w.approximated(
+            "spec.execution.script",
+            "the script holds #SBATCH lines before its first command; a `:` line is put in "
+            "front of them so that sbatch ignores them",
+        )
     if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
@@ -254,19 +291,21 @@ def _script(spec: Spec, w: _Writer) -> tuple[str, str]:
     if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
         return "", f"#!{shell}"
     if ex.script is not None:
-        if ex.container is not None:
-            runtime = w.options.container_runtime
-            image = ex.container.image or "(no image)"
-            w.lost(
-                "spec.execution.container",
-                f"the script runs on the node itself, not in `{image}`; call "
-                f"`{runtime} exec docker://{image} …` inside the script where it needs it",
-            )
         text = ex.script
-        if text.startswith("#!"):
-            first, _, rest = text.partition("\n")
-            return rest, first
-        return text, f"#!{shell}"
+        first, rest = (
+            (text.partition("\n")[0], text.partition("\n")[2])
+            if text.startswith("#!")
+            else (f"#!{shell}", text)
+        )
+        if ex.container is not None and ex.container.image:
+            wrapped = in_container(
+                rest, first, ex.container.image, w.options.container_runtime, w.lost, w.approximated
+            )
+            if wrapped is not None:
+                return wrapped, first
+        elif ex.container is not None:
+            w.lost("spec.execution.container", "a container without an image")
+        return rest, first
     command: list[str] = []
     if ex.executable is not None:
         command = [_sh_quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
@@ -354,7 +393,13 @@ def _component(
         cpus = -(-cores.numerator // cores.denominator)
         if cpus != cores:
             w.approximated(f"{prefix}.resources.cpusPerTask", f"{cores} CPUs rounded up to {cpus}")
-        w.opt("cpus-per-task", cpus, f"{prefix}.resources.cpusPerTask")
+        if ext.cpus_per_gpu is not None:
+            w.lost(
+                f"{prefix}.resources.cpusPerTask",
+                "sbatch refuses --cpus-per-task beside --cpus-per-gpu (extensions.slurm)",
+            )
+        else:
+            w.opt("cpus-per-task", cpus, f"{prefix}.resources.cpusPerTask")
     _memory(w, res, ext, cpus, prefix)
     _gpus(w, res, ext, prefix)
     if ext.tmp is not None:
@@ -391,8 +436,13 @@ def _component(
             w.opt("spread-job")
     elif ext.exclusive is not None:
         w.opt("exclusive", ext.exclusive)
-    if ext.mpi is not None:
-        w.lost("spec.extensions.slurm.mpi", "`--mpi` is an srun option; sbatch has none")
+    ext_path = f"{prefix}.slurm" if prefix != "spec" else "spec.extensions.slurm"
+    for key in ("mpi", "kill_on_bad_exit"):
+        if getattr(ext, key) is not None:
+            w.lost(
+                f"{ext_path}.{key}",
+                f"`--{key.replace('_', '-')}` is an srun option; sbatch has none",
+            )
     if ext.switches is not None:
         wait = f"@{slurm_time(ext.switches_max_wait.seconds)}" if ext.switches_max_wait else ""
         w.opt("switches", f"{ext.switches}{wait}")
@@ -407,20 +457,37 @@ def _component(
 
 
 def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -> None:
-    if ext.mem is not None:
-        w.opt("mem", "0" if ext.mem.bytes == 0 else slurm_size(ext.mem.bytes)[0])
-        return
-    if ext.mem_per_cpu is not None:
-        w.opt("mem-per-cpu", slurm_size(ext.mem_per_cpu.bytes)[0])
-        return
-    if ext.mem_per_gpu is not None:
-        w.opt("mem-per-gpu", slurm_size(ext.mem_per_gpu.bytes)[0])
+    path = f"{prefix}.resources.memoryPerTask"
+    written = [
+        (ext.mem, "mem", "0"),
+        (ext.mem_per_cpu, "mem-per-cpu", "0"),
+        (ext.mem_per_gpu, "mem-per-gpu", "0"),
+    ]
+    given = [(size, name, zero) for size, name, zero in written if size is not None]
+    if given:  # the option as it was written wins (SPLAT: extensions take precedence)
+        size, name, zero = given[0]
+        w.opt(name, zero if size.bytes == 0 else slurm_size(size.bytes)[0])
+        for _, other, _ in given[1:]:
+            w.lost(
+                f"spec.extensions.slurm.{other.replace('-', '_')}",
+                f"sbatch takes one of --mem, --mem-per-cpu, --mem-per-gpu; `--{name}` is written",
+            )
         return
     mem = res.memory_per_task
     if mem is None:
         return
-    path = f"{prefix}.resources.memoryPerTask"
     scope = mem.scope or "task"
+    # Memory per CPU is only the same as memory per task ÷ CPUs when Slurm allocates exactly
+    # tasks × CPUs: never with --exclusive, --cpus-per-gpu or --mincpus (checked with real jobs)
+    per_cpu_unsafe = bool(
+        ext.cpus_per_gpu
+        or ext.mincpus
+        or ext.exclusive
+        or (w.job.spec and w.job.spec.placement and w.job.spec.placement.exclusive)
+    )
+    tasks_on_node = res.tasks_per_node
+    if tasks_on_node is None and res.nodes == 1 and res.tasks:
+        tasks_on_node = res.tasks
     if scope == "node":
         value, exact = slurm_size(mem.bytes)
         w.opt("mem", value, path)
@@ -430,21 +497,25 @@ def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -
     elif scope == "gpu":
         value, exact = slurm_size(mem.bytes)
         w.opt("mem-per-gpu", value, path)
-    elif res.tasks_per_node is not None and scope == "task":
-        value, exact = slurm_size(mem.bytes * res.tasks_per_node)
+    elif scope == "task" and tasks_on_node is not None:
+        value, exact = slurm_size(mem.bytes * tasks_on_node)
         w.opt("mem", value, path)
-    elif scope == "task":
+    elif scope == "task" and not per_cpu_unsafe:
         value, exact = slurm_size(Fraction(mem.bytes, cpus))
         w.opt("mem-per-cpu", value, path)
     else:
         value, exact = slurm_size(mem.bytes)
         w.opt("mem", value, path)
-        w.approximated(path, f"memory per {scope} written as memory per node")
+        w.approximated(
+            path, f"memory per {scope} written as memory per node (tasks per node unknown)"
+        )
     if not exact:
         w.approximated(path, f"rounded up to whole MiB ({value})")
 
 
 def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
+    """GPUs and other GRES. sbatch keeps only the last `--gres`, so every per-node entry goes
+    into one list (checked: two `--gres` lines lose the first)."""
     raw = [
         (ext.gres, "gres"),
         (ext.gpus, "gpus"),
@@ -454,10 +525,23 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
     if any(value is not None for value, _ in raw):
         for value, name in raw:
             if value is not None:
+                if name == "gpus-per-task" and ext.ntasks_per_gpu is not None:
+                    w.lost(
+                        "spec.extensions.slurm.gpus_per_task",
+                        "sbatch refuses it beside --ntasks-per-gpu",
+                    )
+                    continue
                 w.opt(name, value)
+        if res.generic_resources and ext.gres is None:
+            _generic(w, res, prefix, [])
+        elif res.generic_resources:
+            w.approximated(
+                f"{prefix}.resources.genericResources",
+                "the raw `--gres` of extensions.slurm is written instead",
+            )
         return
     gpu = res.gpu
-    entries: list[str] = []
+    gres: list[str] = []
     if gpu is not None and (gpu.count is not None or gpu.fraction is not None):
         count = gpu.count or Count.parse(1)
         amount = count.amount
@@ -471,11 +555,17 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
         typed = f"{gpu.type}:{whole}" if gpu.type else str(whole)
         scope = count.scope or "task"
         if scope == "node":
-            w.opt("gres", f"gpu:{typed}", f"{prefix}.resources.gpu.count")
+            gres.append(f"gpu:{typed}")
         elif scope == "job":
             w.opt("gpus", typed, f"{prefix}.resources.gpu.count")
         elif scope == "task":
-            w.opt("gpus-per-task", typed, f"{prefix}.resources.gpu.count")
+            if ext.ntasks_per_gpu is not None:
+                w.lost(
+                    f"{prefix}.resources.gpu.count",
+                    "sbatch refuses --gpus-per-task beside --ntasks-per-gpu",
+                )
+            else:
+                w.opt("gpus-per-task", typed, f"{prefix}.resources.gpu.count")
         else:
             w.opt("gpus-per-node", typed, f"{prefix}.resources.gpu.count")
             w.approximated(f"{prefix}.resources.gpu.count", f"GPUs per {scope} written per node")
@@ -483,7 +573,20 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
         w.approximated(
             f"{prefix}.resources.gpu.type", "a GPU type without a count requests one GPU per node"
         )
-        w.opt("gres", f"gpu:{gpu.type}:1", f"{prefix}.resources.gpu.type")
+        gres.append(f"gpu:{gpu.type}:1")
+    if gpu is not None:
+        for key, why in (
+            ("memory", "Slurm cannot request GPU memory"),
+            ("mig_profile", "MIG slices are site-defined GRES in Slurm"),
+        ):
+            if getattr(gpu, key) is not None:
+                w.lost(
+                    f"{prefix}.resources.gpu.{'migProfile' if key == 'mig_profile' else key}", why
+                )
+    _generic(w, res, prefix, gres)
+
+
+def _generic(w: _Writer, res: Resources, prefix: str, gres: list[str]) -> None:
     for name, count in (res.generic_resources or {}).items():
         amount = count.amount
         whole = -(-amount.numerator // amount.denominator)
@@ -491,9 +594,15 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
             w.approximated(
                 f"{prefix}.resources.genericResources.{name}", "written per node (`--gres`)"
             )
-        entries.append(f"{name}:{whole}")
-    if entries:
-        w.opt("gres", ",".join(entries), f"{prefix}.resources.genericResources")
+        if any(entry.split(":")[:-1] == name.split(":") for entry in gres):
+            w.lost(
+                f"{prefix}.resources.genericResources.{name}",
+                "the GPU request already names this GRES",
+            )
+            continue
+        gres.append(f"{name}:{whole}")
+    if gres:
+        w.opt("gres", ",".join(gres), f"{prefix}.resources.gpu")
 
 
 def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
@@ -563,7 +672,13 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         w.opt("signal", ext.signal)
     elif sched.signal_before_end is not None:
         sig = sched.signal_before_end
-        w.opt("signal", f"{sig.name or sig.number}@{sig.seconds}", "spec.schedule.signalBeforeEnd")
+        # sbatch knows only some signal names (checked); a number always works
+        known = sig.name in SLURM_SIGNALS
+        w.opt(
+            "signal",
+            f"{sig.name if known else sig.number}@{sig.seconds}",
+            "spec.schedule.signalBeforeEnd",
+        )
     if ext.kill_on_invalid_dep is not None:
         w.opt("kill-on-invalid-dep", "yes" if ext.kill_on_invalid_dep else "no")
     if ext.nice is not None:
@@ -596,7 +711,7 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         elif dep.scheme == "begin_time":
             if (spec.schedule is None or spec.schedule.begin_after is None) and ext.begin is None:
                 value = dep.value or ""
-                if value.isdigit():  # a Unix timestamp: sbatch wants a date
+                if is_digits(value):  # a Unix timestamp: sbatch wants a date
                     import datetime as dt
 
                     when = dt.datetime.fromtimestamp(int(value), dt.UTC)
@@ -609,10 +724,10 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
                 )
             value = dep.value
             seq, dot, _ = value.partition(".")
-            if dot and seq.isdigit():  # a PBS-style `123.server` id: Slurm ids have no server
+            if dot and is_digits(seq):  # a PBS-style `123.server` id: Slurm ids have no server
                 w.approximated(path, f"`{value}` written as `{seq}`: Slurm job ids have no server")
                 value = seq
-            if value.endswith("[]") and value[:-2].isdigit():  # a whole PBS array
+            if value.endswith("[]") and is_digits(value[:-2]):  # a whole PBS array
                 value = value[:-2]
             if not _slurm_job_ref(value):
                 w.lost(path, f"`{dep.value}` is not a Slurm job id; Slurm depends on ids only")
@@ -622,15 +737,26 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         w.opt("dependency", ",".join(parts), "spec.dependencies")
 
 
+def _body_has_directives(body: str) -> bool:
+    """Would sbatch read a `#SBATCH` line of this body (one before its first command)?"""
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if line.startswith(("#SBATCH", "#SLURM")):
+            return True
+        if stripped and not stripped.startswith("#"):
+            return False
+    return False
+
+
 def _slurm_job_ref(value: str) -> bool:
     """`123`, `123_4`, `123_*`, `123_[1-3]` (sbatch.1 --dependency)."""
     job, _, index = value.partition("_")
-    if not job.isdigit():
+    if not is_digits(job):
         return False
     return (
         not index
         or index == "*"
-        or index.isdigit()
+        or is_digits(index)
         or (index.startswith("[") and index.endswith("]"))
     )
 
@@ -638,16 +764,29 @@ def _slurm_job_ref(value: str) -> bool:
 def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
     if ext.export is not None:
         w.opt("export", ext.export)
+        env = ex.environment
+        if env is not None and (env.vars or env.inherit_from_submitter is not None):
+            w.approximated(
+                "spec.execution.environment",
+                "the raw `--export` of extensions.slurm is written instead",
+            )
+        if env is not None:
+            for key in ("secrets", "config_maps"):
+                if getattr(env, key):
+                    w.lost(
+                        f"spec.execution.environment.{key}",
+                        "Kubernetes secrets and config maps do not exist on Slurm",
+                    )
         return
     env = ex.environment
     if env is None:
         return
     items: list[str] = []
     for key, value in (env.vars or {}).items():
-        if "," in value or "," in key:
+        if any(c in value for c in ",'\"") or "," in key:
             w.lost(
                 f"spec.execution.environment.vars.{key}",
-                "`--export` cannot carry a value with a comma",
+                "`--export` cannot carry a value with a comma or a quote (sbatch garbles it)",
             )
             continue
         items.append(f"{key}={value}")
@@ -666,6 +805,7 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
     checks: list[tuple[str, Callable[[], object]]] = [
         ("metadata.labels", lambda: job.metadata and job.metadata.labels),
         ("metadata.annotations", lambda: job.metadata and job.metadata.annotations),
+        ("metadata.clientId", lambda: job.metadata and job.metadata.client_id),
         ("spec.tasks", lambda: spec.tasks),
         ("spec.gang", lambda: spec.gang),
         ("spec.volumes", lambda: spec.volumes),
@@ -708,6 +848,25 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
     for path, present in checks:
         if present():
             w.lost(path, "sbatch has no option for it")
+    ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else None
+    for i, comp in enumerate(ext.het_components or () if ext else ()):
+        path = f"spec.extensions.slurm.het_components[{i}]"
+        if comp.execution is not None:
+            w.lost(f"{path}.execution", "every component of a Slurm job runs the one batch script")
+        if comp.resources is not None:
+            gpu = comp.resources.gpu
+            found: list[tuple[str, object]] = [
+                ("limits", comp.resources.limits),
+                ("gpu.migProfile", gpu.mig_profile if gpu else None),
+                ("gpu.memory", gpu.memory if gpu else None),
+            ]
+            for key, value in found:
+                if value is not None:
+                    w.lost(f"{path}.resources.{key}", "sbatch has no option for it")
+        if comp.placement is not None and comp.placement.node_selector:
+            w.lost(f"{path}.placement.nodeSelector", "sbatch has no option for it")
+        if comp.schedule is not None and comp.schedule.priority_class:
+            w.lost(f"{path}.schedule.priorityClass", "sbatch has no option for it")
     if spec.extensions:
         for name in (
             "pbs",

@@ -55,6 +55,7 @@ class Word:
 
     text: str
     span: Span
+    quoted: bool = False
 
 
 @dataclass
@@ -162,7 +163,7 @@ def scan(text: str, reporter: Reporter) -> SlurmScript:
         )
     if rest_token is not None:
         _late_directives(text, rest_token, reporter)
-    _foreign_directives(text, reporter)
+    _foreign_directives(text, reporter, result)
     return result
 
 
@@ -223,7 +224,10 @@ def _directive(
         text = "".join(_unquote(str(p), p.type) for p in parts)  # type: ignore[union-attr]
         start = parts[0].start_pos or 0  # type: ignore[union-attr]
         end = parts[-1].end_pos or start  # type: ignore[union-attr]
-        words.append(Word(text, _span(file, line, column + start, end - start, offset + start)))
+        quoted = any(p.type in ("DQ", "SQ", "ESC") for p in parts)  # type: ignore[union-attr]
+        words.append(
+            Word(text, _span(file, line, column + start, end - start, offset + start), quoted)
+        )
     if words and words[0].text.startswith(":"):
         reporter.report(
             "E133",
@@ -234,14 +238,15 @@ def _directive(
         )
         return
     for word in words:
-        if word.text.lower() in ("hetjob", "packjob"):  # sbatch blanks the word anywhere
+        if word.text.lower() in ("hetjob", "packjob") and not word.quoted:
+            # sbatch blanks the word and reads nothing after it on this line (checked)
             reporter.report(
                 "W402",
-                f"sbatch deletes the word `{word.text}` inside a directive",
+                f"sbatch ignores `{word.text}` and the rest of this line",
                 word.span,
                 help="a component separator must be the first word of its own `#SBATCH` line",
             )
-            continue
+            break
         result.pending.append(word)
 
 
@@ -467,9 +472,10 @@ def _late_directives(text: str, rest: Token, reporter: Reporter) -> None:
     )
 
 
-def _foreign_directives(text: str, reporter: Reporter) -> None:
-    """sbatch also obeys `#PBS` / `#BSUB` lines (its built-in translation) unless told not to."""
-    if "--ignore-pbs" in text:
+def _foreign_directives(text: str, reporter: Reporter, result: SlurmScript) -> None:
+    """sbatch also obeys `#PBS` / `#BSUB` lines (its built-in translation) unless the first
+    component says `--ignore-pbs`."""
+    if any(occ.name == "ignore-pbs" for occ in (result.components or [[]])[0]):
         return
     offset = 0
     for number, line in enumerate(text.split("\n"), 1):

@@ -47,6 +47,7 @@ DERIVED: Final[dict[str, dict[str, str]]] = {
 
 _REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
 MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
+END_MARKER: Final = "# bammmc: end of variables\n"
 
 
 def compatibility_block(
@@ -86,19 +87,17 @@ def compatibility_block(
                 )
     if not lines:
         return ""
-    return MARKER + "\n".join(dict.fromkeys(lines)) + "\n"
+    return MARKER + "\n".join(dict.fromkeys(lines)) + "\n" + END_MARKER
 
 
 def strip_compatibility_block(body: str) -> str:
     r"""The body without a block an earlier bammmc conversion put at its start, so that
     `X -> Y -> X` gives back the original script.
 
-    >>> strip_compatibility_block(MARKER + 'export PBS_JOBID="${SLURM_JOB_ID}"\nrun\n')
-    'run\n'
+    >>> block = MARKER + 'export PBS_JOBID="${SLURM_JOB_ID}"\n' + END_MARKER
+    >>> strip_compatibility_block(block + "export MINE=1\nrun\n")
+    'export MINE=1\nrun\n'
     """
-    if not body.startswith(MARKER):
+    if not body.startswith(MARKER) or END_MARKER not in body:
         return body
-    rest = body[len(MARKER) :]
-    while rest.startswith("export ") and "\n" in rest:
-        rest = rest.split("\n", 1)[1]
-    return rest
+    return body.split(END_MARKER, 1)[1]

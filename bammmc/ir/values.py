@@ -104,6 +104,16 @@ MAX_ARRAY_ELEMENTS: Final = 10_000_000
 _DURATION_UNITS: Final = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
+def is_digits(text: str) -> bool:
+    """ASCII digits only: `str.isdigit()` also accepts `²` and `١`, which `int()` refuses or
+    which no scheduler reads as a number.
+
+    >>> is_digits("42"), is_digits("²"), is_digits(""), is_digits("١٢")
+    (True, False, False, False)
+    """
+    return text.isascii() and text.isdigit()
+
+
 class ValueSyntaxError(ValueError):
     """A value that does not parse.
 

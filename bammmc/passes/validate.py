@@ -112,6 +112,29 @@ def _zeros(spec: Spec, ctx: PassContext) -> None:
     """A zero walltime or memory means "no limit" or "the whole node" to some schedulers
     (Slurm `--time=0`, `--mem=0`) and nothing to others: never carry it silently."""
     for path, sched in _blocks(spec, "schedule"):
+        low, high = sched.walltime_min, sched.walltime
+        if low is not None and low.seconds == 0:
+            ctx.report(
+                "E118",
+                "a minimum walltime of zero",
+                f"{path}.walltimeMin",
+                at="value",
+                notes=("Slurm reads `--time-min=0` as no limit",),
+                help="leave `walltimeMin` out, or write a positive duration",
+            )
+        elif (
+            low is not None
+            and high is not None
+            and low.seconds is not None
+            and (high.seconds is not None and low.seconds > high.seconds)
+        ):
+            ctx.report(
+                "E118",
+                "the minimum walltime is above the walltime",
+                f"{path}.walltimeMin",
+                at="value",
+                help="make `walltimeMin` at most `walltime`",
+            )
         if sched.walltime is not None and sched.walltime.seconds == 0:
             ctx.report(
                 "E118",

@@ -504,12 +504,121 @@ def test_container_image_runs_through_a_runtime(runtime: str) -> None:
     ]
 
 
-def test_script_beside_an_image_reports_the_image() -> None:
+def test_script_beside_an_image_runs_in_the_image() -> None:
     job, _ = bammmc.parse(
         "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  execution:\n    container:\n"
         "      image: python:3.12\n    script: |\n      #!/bin/bash\n      python3 run.py\n",
         "splat",
     )
     assert job is not None
-    _, diags = bammmc.emit(job, "slurm")
-    assert [(d.code, d.field) for d in diags] == [("W201", "spec.execution.container")]
+    out, diags = bammmc.emit(job, "slurm")
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.execution.container.image")]
+    assert 'exec apptainer exec docker://python:3.12 bash "$bammmc_script"' in out
+    assert "<<'BAMMMC_SCRIPT_END'\npython3 run.py\nBAMMMC_SCRIPT_END\n" in out
+
+
+# ── regressions found by review against real sbatch ───────────────────────────────────────
+
+KEPT = [
+    # memory is written in the form it was given: --mem and --mem-per-cpu differ when Slurm
+    # allocates more CPUs than tasks (--exclusive, --cpus-per-gpu, --mincpus): checked with jobs
+    ("-N 1 -n 4 --exclusive --mem=8G", ["--mem=8G"], ["--mem-per-cpu"]),
+    (
+        "-N 1 --ntasks-per-node=2 -c 3 --mem-per-cpu=2G --exclusive",
+        ["--mem-per-cpu=2G"],
+        ["--mem="],
+    ),
+    ("-N 1 -n 2 --mincpus=8 --mem=8G", ["--mem=8G"], ["--mem-per-cpu"]),
+    # the later of two opposite options wins
+    ("--exclusive --oversubscribe", ["--oversubscribe"], ["--exclusive"]),
+    ("--requeue --no-requeue --requeue", ["--requeue"], ["--no-requeue"]),
+    # one --gres list (sbatch keeps only the last --gres)
+    ("-p gpu --gres=gpu:a100:2,shard:1", ["--gres=gpu:a100:2,shard:1"], []),
+]
+
+
+@pytest.mark.parametrize(("directives", "present", "absent"), KEPT, ids=[k[0] for k in KEPT])
+def test_conversion_keeps_the_job(directives: str, present: list[str], absent: list[str]) -> None:
+    out, diags = bammmc.convert(canonical(f"#SBATCH {directives}\n"), "slurm", "slurm")
+    assert out is not None, diags
+    for text in present:
+        assert f"#SBATCH {text}" in out
+    for text in absent:
+        assert f"#SBATCH {text}" not in out
+
+
+def test_ignore_pbs_goes_to_the_first_component() -> None:
+    text = SH + "#SBATCH -t 5\n#SBATCH hetjob\n#SBATCH -N 1\n#PBS -l walltime=100:00:00\n" + BODY
+    out, _ = bammmc.convert(text, "slurm", "slurm")
+    assert out is not None
+    assert out.index("--ignore-pbs") < out.index("hetjob")
+
+
+def test_hetjob_in_the_middle_of_a_line_ends_it() -> None:
+    job, diags = read(SH + "#SBATCH -t 3\n#SBATCH -N 1 hetjob -t 7 --mem=1G\n" + BODY)
+    assert [d.code for d in diags] == ["W402"]
+    assert job["spec"]["schedule"]["walltime"] == "PT3M"
+    assert "mem" not in job["spec"].get("extensions", {}).get("slurm", {})
+
+
+def test_quoted_hetjob_is_a_value() -> None:
+    job, diags = read(SH + '#SBATCH -J "hetjob" -t 5\n' + BODY)
+    assert diags == [] and job["metadata"]["name"] == "hetjob"
+
+
+def test_compatibility_block_round_trip_keeps_user_lines() -> None:
+    text = SH + "#SBATCH -t 5\nexport OMP_NUM_THREADS=4\necho $PBS_JOBID $OMP_NUM_THREADS\n"
+    once, _ = bammmc.convert(text, "slurm", "slurm")
+    twice, _ = bammmc.convert(once or "", "slurm", "slurm")
+    assert once == twice
+    assert "export OMP_NUM_THREADS=4\n" in (twice or "")
+
+
+def test_body_directives_are_shielded() -> None:
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  schedule: {walltime: PT10M}\n"
+        "  execution:\n    script: |\n      #!/bin/bash\n      #SBATCH --time=600\n      hostname\n",
+        "splat",
+    )
+    assert job is not None
+    out, diags = bammmc.emit(job, "slurm")
+    assert ": # bammmc" in out and out.index(": # bammmc") < out.index("#SBATCH --time=600")
+    again, _ = bammmc.parse(out, "slurm")
+    assert again is not None and again.spec and again.spec.schedule
+    assert again.spec.schedule.walltime is not None and again.spec.schedule.walltime.seconds == 600
+    assert "W301" in {d.code for d in diags}
+
+
+@pytest.mark.parametrize(
+    ("splat", "expected"),
+    [
+        ("  schedule: {signalBeforeEnd: SEGV@60}\n", "#SBATCH --signal=11@60"),
+        ('  execution:\n    environment:\n      vars: {A: "it\'s"}\n', None),
+    ],
+)
+def test_writer_stays_within_what_sbatch_reads(splat: str, expected: str | None) -> None:
+    job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n" + splat, "splat")
+    assert job is not None
+    out, diags = bammmc.emit(job, "slurm")
+    if expected:
+        assert expected in out
+    else:
+        assert "--export" not in out and [d.code for d in diags] == ["W201"]
+
+
+@pytest.mark.parametrize("value", ["-c ²", "-n ²", "--priority=²", "--switches=²", "--nodes=²"])
+def test_non_ascii_digits_are_errors_not_tracebacks(value: str) -> None:
+    _, diags = read(canonical(f"#SBATCH {value}\n"))
+    assert [d.code for d in diags] == ["E134"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("directives", "present", "absent"), KEPT[:-1], ids=[k[0] for k in KEPT[:-1]]
+)  # the oracle cluster has no `shard` GRES
+def test_kept_jobs_are_accepted(
+    directives: str, present: list[str], absent: list[str], sbatch_check: Check
+) -> None:
+    out, _ = bammmc.convert(canonical(f"#SBATCH {directives}\n"), "slurm", "slurm")
+    accepted, message = sbatch_check(out or "")
+    assert accepted, message

@@ -25,7 +25,7 @@ from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template, is_digits
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 SIZE_MULTIPLIERS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
@@ -404,7 +404,7 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         elif name == "nodes" and torque:
             nodes = (value, occ)
         elif name == "procs" and torque:
-            if not value.isdigit():
+            if not is_digits(value):
                 raise _invalid(reporter, occ, f"`procs={value}` needs a number", "write `procs=16`")
             b.set("spec.resources.tasks", int(value), occ)
         elif name == "pmem":
@@ -460,7 +460,7 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
         text = res.get(key)
         if text is None:
             return default
-        if not text.isdigit():
+        if not is_digits(text):
             raise _invalid(
                 reporter, occ, f"`{key}={text}` needs a whole number", f"write `{key}=4`"
             )
@@ -526,16 +526,16 @@ def _nodes(value: str, occ: Occurrence, b: _Builder) -> None:
         specs.append(props)
     first = specs[0]
     count = 1
-    if first and first[0][1] is None and first[0][0].isdigit():
+    if first and first[0][1] is None and is_digits(first[0][0]):
         count = int(first[0][0])
         first = first[1:]
     keyed = {k: v for k, v in first if v is not None}
     words = [k for k, v in first if v is None]
     exact = len(specs) == 1 and set(keyed) <= {"ppn", "gpus"}
     b.set("spec.resources.nodes", count, occ)
-    if "ppn" in keyed and keyed["ppn"].isdigit():
+    if "ppn" in keyed and is_digits(keyed["ppn"]):
         b.set("spec.resources.tasksPerNode", int(keyed["ppn"]), occ)
-    if "gpus" in keyed and keyed["gpus"].isdigit():
+    if "gpus" in keyed and is_digits(keyed["gpus"]):
         b.set("spec.resources.gpu.count", Count.parse(f"{keyed['gpus']}/node"), occ)
     if words:
         b.set("spec.placement.constraint", "&".join(words), occ)

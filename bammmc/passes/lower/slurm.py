@@ -31,6 +31,7 @@ from bammmc.ir.values import (
     Size,
     Template,
     Value,
+    is_digits,
 )
 
 MIB: Final = 1024 * 1024
@@ -79,6 +80,13 @@ SLURM_SIGNALS: Final = frozenset(
     ]
 )
 PORTABLE_DEPENDENCIES: Final = frozenset({"after", "afterany", "afterok", "afternotok"})
+#: options that undo each other: the later one wins
+OPPOSITES: Final = {
+    "exclusive": "oversubscribe",
+    "oversubscribe": "exclusive",
+    "requeue": "no-requeue",
+    "no-requeue": "requeue",
+}
 SLURM_DEPENDENCIES: Final = frozenset({*PORTABLE_DEPENDENCIES, "aftercorr", "afterburstbuffer"})
 
 # Options that map to one field of extensions.slurm as a plain string / int / flag.
@@ -242,7 +250,17 @@ def _last(occs: list[Occurrence], reporter: Reporter) -> dict[str, Occurrence]:
         )
         occs = [o for o in occs if o.name != "mail-type"] + [combined]
     for occ in occs:
-        before = seen.get(occ.name)
+        rival = OPPOSITES.get(occ.name)
+        if rival in seen:  # `--exclusive` then `--oversubscribe`: the later one wins (checked)
+            reporter.report(
+                "W407",
+                f"`--{occ.name}` overrides the earlier `--{rival}`",
+                occ.span,
+                notes=(f"`--{rival}` is at line {seen[rival].span.line}",),
+                help="remove one of them",
+            )
+            del seen[rival]
+        before = seen.pop(occ.name, None)  # re-inserted below, so the order is the last one
         if before is not None and before.value != occ.value:
             reporter.report(
                 "W407",
@@ -285,7 +303,7 @@ def _tree(start: str, occ: Occurrence, reporter: Reporter, what: str, example: s
 def slurm_time_seconds(occ: Occurrence, reporter: Reporter) -> int | None:
     """Seconds of a Slurm time value; ``None`` is no limit (`0`, `UNLIMITED`, `-1`)."""
     tree = _tree("slurm_time", occ, reporter, "time", "1-12:00:00")
-    nums = [int(str(t)) for t in tree.children if str(t).isdigit()]
+    nums = [int(str(t)) for t in tree.children if is_digits(str(t))]
     kind = tree.data
     if kind == "unlimited":
         return None
@@ -324,7 +342,7 @@ def _size(n: int, scope: str | None = None) -> Size:
 
 def _int(occ: Occurrence, reporter: Reporter, minimum: int = 0) -> int:
     value = occ.value or ""
-    if not value.isdigit() or int(value) < minimum:
+    if not is_digits(value) or int(value) < minimum:
         raise _invalid(
             reporter,
             occ,
@@ -414,10 +432,17 @@ def _option(
     elif name in ("begin", "deadline"):
         _when(name, occ, b)
     elif name == "priority":
-        if value and value.isdigit() and int(value) <= NATIVE_RANGES["slurm"].high:
+        if value and is_digits(value) and int(value) <= NATIVE_RANGES["slurm"].high:
             b.set("spec.schedule.priority", int(value), occ)
-        else:
+        elif value and (is_digits(value) or value.upper() == "TOP"):
             b.ext("priority", value, occ)
+        else:
+            raise _invalid(
+                reporter,
+                occ,
+                f"`--priority` is a number or `TOP`, not `{value}`",
+                "write `--priority=100`",
+            )
     elif name == "signal":
         _signal(occ, b)
     elif name == "nodes":
@@ -534,7 +559,7 @@ def _nodes(occ: Occurrence, b: _Builder) -> None:
     if counts[0] < 1:
         raise _invalid(b.reporter, occ, "`--nodes` must be at least 1", "write `--nodes=1`")
     b.set("spec.resources.nodes", counts[0], occ)
-    if len(counts) > 1 or not (occ.value or "").isdigit():
+    if len(counts) > 1 or not is_digits(occ.value or ""):
         b.ext("nodes", occ.value, occ)
 
 
@@ -572,7 +597,7 @@ def _signal(occ: Occurrence, b: _Builder) -> None:
         else:
             seconds = int(str(tok))
     upper = (name or "").upper().removeprefix("SIG")
-    if not upper.isdigit() and upper not in SLURM_SIGNALS:
+    if not is_digits(upper) and upper not in SLURM_SIGNALS:
         raise _invalid(
             b.reporter,
             occ,
@@ -635,7 +660,7 @@ def _gpus(name: str, occ: Occurrence, b: _Builder) -> None:
 
 
 def _is_count(text: str) -> bool:
-    return text.rstrip("kKmMgGtTpP").isdigit() and text[:1].isdigit()
+    return is_digits(text.rstrip("kKmMgGtTpP")) and is_digits(text[:1])
 
 
 def _count(text: str) -> int:
@@ -647,6 +672,10 @@ def _count(text: str) -> int:
 
 
 def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
+    """`--mem` and `--mem-per-cpu` are kept as written (extensions.slurm), because they are not
+    interchangeable: with `--exclusive`, `--cpus-per-gpu` or `--mincpus` Slurm allocates more
+    CPUs than tasks × cpus per task, and memory per CPU then grows with them (checked with
+    real jobs). Per-task memory, for other targets, is added where it is exact."""
     reporter = b.reporter
     res = b.get("spec.resources") or {}
     cpus = res.get("cpusPerTask")
@@ -657,19 +686,20 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
             per_cpu = slurm_mem_bytes(occ, reporter)
         except Invalid:
             return
-        b.set("spec.resources.memoryPerTask", _size(per_cpu * cpus_n), occ)
+        b.ext("mem_per_cpu", _size(per_cpu, "cpu") if per_cpu else Size.parse("0/cpu"), occ)
+        if per_cpu:
+            b.set("spec.resources.memoryPerTask", _size(per_cpu * cpus_n), occ)
     if "mem" in opts and "mem-per-cpu" not in opts:
         occ = opts["mem"]
         try:
             per_node = slurm_mem_bytes(occ, reporter)
         except Invalid:
             return
+        b.ext("mem", _size(per_node, "node") if per_node else Size.parse(0), occ)
         per_node_tasks = res.get("tasksPerNode")
         if per_node_tasks is None and res.get("nodes") == 1 and res.get("tasks"):
             per_node_tasks = res["tasks"]
-        if per_node == 0 or per_node_tasks is None or per_node % (per_node_tasks * MIB):
-            b.ext("mem", _size(per_node, "node") if per_node else Size.parse(0), occ)
-        else:
+        if per_node and per_node_tasks and per_node % per_node_tasks == 0:
             b.set("spec.resources.memoryPerTask", _size(per_node // per_node_tasks), occ)
 
 
@@ -780,7 +810,7 @@ def _dependency(occ: Occurrence, b: _Builder) -> None:
         if dep.data == "bare":
             if word.lower() == "singleton":
                 portable.append({"scheme": "singleton"})
-            elif word.isdigit():
+            elif is_digits(word):
                 portable.append({"scheme": "afterany", "value": word})
                 exact = False  # legacy bare id; written back as afterany:ID
             else:
@@ -825,7 +855,7 @@ def _dependency(occ: Occurrence, b: _Builder) -> None:
 
 def _switches(occ: Occurrence, b: _Builder) -> None:
     count, _, wait = (occ.value or "").partition("@")
-    if not count.isdigit() or int(count) < 1:
+    if not is_digits(count) or int(count) < 1:
         raise _invalid(
             b.reporter,
             occ,
