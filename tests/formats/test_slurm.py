@@ -577,7 +577,8 @@ def test_compatibility_block_round_trip_keeps_user_lines() -> None:
 def test_body_directives_are_shielded() -> None:
     job, _ = bammmc.parse(
         "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  schedule: {walltime: PT10M}\n"
-        "  execution:\n    script: |\n      #!/bin/bash\n      #SBATCH --time=600\n      hostname\n",
+        "  execution:\n    script: |\n      #!/bin/bash\n      #SBATCH --time=600\n"
+        "      hostname\n",
         "splat",
     )
     assert job is not None
