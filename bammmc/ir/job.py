@@ -347,7 +347,7 @@ class SlurmExt(Ext):
     contiguous: bool | None = None
     oversubscribe: bool | None = None
     #: `--exclusive=user|mcs|topo` (a bare `--exclusive` is `placement.exclusive`)
-    exclusive: Literal["user", "mcs", "topo"] | None = None
+    exclusive: Literal["user", "mcs", "topo", "exclusive", "oversubscribe"] | None = None
     #: raw `--gres` list (GPUs are also in `resources.gpu`, others in `genericResources`)
     gres: str | None = None
     #: GPUs per job (`--gpus`), per node (`--gpus-per-node`), per socket, per task when typed

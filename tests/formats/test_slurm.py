@@ -234,6 +234,15 @@ READ = [
         spec(placement={"constraint": "avx512&ib", "exclusive": True}),
     ),
     ("exclusive=user", "--exclusive=user", spec(extensions={"slurm": {"exclusive": "user"}})),
+    # forms sbatch accepts that a strict reading would refuse (checked with sbatch)
+    ("empty mail items", "--mail-type=END,,FAIL", spec(notifications={"events": ["end", "fail"]})),
+    ("open mode by first letter", "--open-mode=APPEND", spec(output={"openMode": "append"})),
+    ("signal without seconds", "--signal=USR1@", spec(schedule={"signalBeforeEnd": "USR1@0"})),
+    (
+        "exclusive=oversubscribe",
+        "--exclusive=oversubscribe",
+        spec(extensions={"slurm": {"exclusive": "oversubscribe"}}),
+    ),
     ("requeue", "--requeue", spec(lifecycle={"requeueOnFailure": True})),
     ("no-requeue", "--no-requeue", spec(lifecycle={"requeueOnFailure": False})),
     # extensions
@@ -306,6 +315,7 @@ DIAGNOSTICS = [
     ("CLI-only option", "#SBATCH --verbose\n", ["W406"]),
     ("stray colon", "#SBATCH : -N 2\n", ["E133"]),
     ("bad begin", "#SBATCH --begin=bogus\n", ["E134"]),
+    ("backwards node range", "#SBATCH --nodes=2-1\n", ["E134"]),
     ("impossible begin date", "#SBATCH --begin=2026-13-01\n", ["E134"]),
     ("bad constraint", "#SBATCH --constraint='avx512&&ib'\n", ["E134"]),
 ]
@@ -442,6 +452,7 @@ REJECTED_BY_BOTH = [
     "#SBATCH --signal=BUS@10\n",
     "#SBATCH --mem=1.5G\n",
     "#SBATCH --gpu=1\n",
+    "#SBATCH --nodes=2-1\n",
 ]
 
 

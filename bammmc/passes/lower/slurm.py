@@ -476,6 +476,8 @@ def _option(
     elif name in ("output", "error", "input"):
         _filename(name, occ, b)
     elif name == "open-mode":
+        # sbatch looks at the first letter only, either case (checked: `APPEND`, `a`)
+        value = {"a": "append", "t": "truncate"}.get((value or " ")[0].lower(), value)
         if value not in ("append", "truncate"):
             raise _invalid(
                 reporter,
@@ -504,7 +506,7 @@ def _option(
         b.set(f"spec.placement.{name}", value, occ)
     elif name == "exclusive":
         if value:
-            if value not in ("user", "mcs", "topo"):
+            if value not in ("user", "mcs", "topo", "exclusive", "oversubscribe"):
                 raise _invalid(
                     reporter,
                     occ,
@@ -558,6 +560,13 @@ def _nodes(occ: Occurrence, b: _Builder) -> None:
         counts.append(int(text.rstrip("kKmM")) * mult)
     if counts[0] < 1:
         raise _invalid(b.reporter, occ, "`--nodes` must be at least 1", "write `--nodes=1`")
+    if len(counts) > 1 and counts[1] < counts[0]:
+        raise _invalid(
+            b.reporter,
+            occ,
+            f"`--nodes={occ.value}`: the maximum is below the minimum",
+            "write e.g. `--nodes=2-4`",
+        )
     b.set("spec.resources.nodes", counts[0], occ)
     if len(counts) > 1 or not is_digits(occ.value or ""):
         b.ext("nodes", occ.value, occ)
@@ -590,12 +599,16 @@ def _signal(occ: Occurrence, b: _Builder) -> None:
     flags = name = None
     seconds = 60  # sbatch's default
     for tok in tree.children:
+        if tok is None:
+            continue
         if tok.type == "SIG_FLAGS":
             flags = str(tok)
         elif tok.type == "SIG_NAME":
             name = str(tok)
         else:
             seconds = int(str(tok))
+    if (occ.value or "").endswith("@"):
+        seconds = 0  # sbatch reads `USR1@` as `USR1@0` (checked)
     upper = (name or "").upper().removeprefix("SIG")
     if not is_digits(upper) and upper not in SLURM_SIGNALS:
         raise _invalid(
@@ -755,7 +768,7 @@ def _filename(name: str, occ: Occurrence, b: _Builder) -> None:
 
 def _mail(occ: Occurrence, b: _Builder) -> None:
     tree = _tree("mail_types", occ, b.reporter, "mail type list", "END,FAIL")
-    words = [str(t).upper() for t in tree.children]
+    words = [str(t).upper() for t in tree.children if t is not None]
     if not any(w in MAIL_WORDS for w in words):
         raise _invalid(
             b.reporter,
