@@ -159,3 +159,41 @@ def test_slurm_40_directives(benchmark: BenchmarkFixture) -> None:
         return bammmc.emit(job, "slurm")[0]
 
     assert benchmark(run)
+
+
+PBS_SCRIPT = (
+    "#!/bin/bash\n"
+    "#PBS -N bench -q workq@srv -A proj -P climate -p 100\n"
+    "#PBS -l select=4:ncpus=32:mpiprocs=8:ompthreads=4:mem=192gb:ngpus=4\n"
+    "#PBS -l place=scatter:excl:group=switch\n"
+    "#PBS -l walltime=24:00:00,cput=96:00:00\n"
+    "#PBS -J 0-999:3%50\n"
+    "#PBS -j oe -o logs/run.^array_index^.out\n"
+    "#PBS -m abe -M me@example.org\n"
+    "#PBS -W depend=afterok:100.srv:101.srv,group_list=climate,umask=022\n"
+    "#PBS -W stagein=in.dat@dtn:/data/in.dat,stageout=out.dat@dtn:/data/out.dat\n"
+    "#PBS -v OMP_PLACES=cores,OMP_PROC_BIND=close -V -r y -h\n"
+    "cd $PBS_O_WORKDIR\nmpiexec ./app\n"
+)
+
+
+@pytest.mark.parametrize("fmt", ["pbs", "torque"])
+def test_pbs_read_lower_emit(benchmark: BenchmarkFixture, fmt: str) -> None:
+    """Read, lower and re-emit a qsub script with every option group (in process)."""
+    text = PBS_SCRIPT if fmt == "pbs" else PBS_SCRIPT.replace("-J 0-999:3%50", "-t 0-999%50")
+    text = (
+        text
+        if fmt == "pbs"
+        else text.replace(
+            "select=4:ncpus=32:mpiprocs=8:ompthreads=4:mem=192gb:ngpus=4", "nodes=4:ppn=32:gpus=4"
+        )
+        .replace("-l place=scatter:excl:group=switch", "-l pmem=6gb")
+        .replace(" -P climate", "")
+    )
+
+    def run() -> str:
+        job, diags = bammmc.parse(text, fmt)
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, fmt)[0]
+
+    assert benchmark(run)
