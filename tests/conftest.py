@@ -16,7 +16,20 @@ ORACLES = SHARED / "oracles"
 CORPUS = SHARED / "corpus"
 
 
-def _start_slurm() -> dict[str, str] | str:
+#: A second, larger oracle cluster (own state dir and ports, beside the default one) for real
+#: jobs converted from sites with bigger nodes: 128 nodes × 64 CPUs × 1 TB, no partition limits.
+BIG_CLUSTER: dict[str, str] = {
+    "SLURM_ORACLE_DIR": "/tmp/bammmc-slurm-oracle-big",
+    "SLURM_ORACLE_CTLD_PORT": "6917",
+    "SLURM_ORACLE_SLURMD_PORT": "6918",
+    "SLURM_ORACLE_NODES": "128",
+    "SLURM_ORACLE_CPUS": "64",
+    "SLURM_ORACLE_MEM_MB": "1024000",
+    "SLURM_ORACLE_ENFORCE_PART_LIMITS": "NO",
+}
+
+
+def _start_slurm(extra: dict[str, str] | None = None) -> dict[str, str] | str:
     """Start (or find running) the Slurm oracle; its environment, or why it is unavailable."""
     start = ORACLES / "slurm" / "start.sh"
     if not start.is_file():
@@ -25,7 +38,12 @@ def _start_slurm() -> dict[str, str] | str:
         return "the Slurm oracle needs root to install Slurm"
     try:
         proc = subprocess.run(
-            ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
+            ["bash", str(start)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env={**os.environ, **(extra or {})},
         )
     except subprocess.TimeoutExpired:
         return "the Slurm oracle did not start within 300 s"
@@ -44,19 +62,34 @@ def sbatch_check(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tu
     """``check(script_text) -> (accepted, sbatch's message)`` with real `sbatch --test-only`.
 
     Skips (saying why) only when Slurm cannot be installed or started here."""
-    env = _start_slurm()
+    return _checker(tmp_path_factory, None)
+
+
+@pytest.fixture(scope="session")
+def big_sbatch_check(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[..., tuple[bool, str]]:
+    """The same against the larger second cluster (`BIG_CLUSTER`); extra sbatch options may
+    follow the text (they override the script's, as on sbatch's command line)."""
+    return _checker(tmp_path_factory, BIG_CLUSTER)
+
+
+def _checker(
+    tmp_path_factory: pytest.TempPathFactory, extra: dict[str, str] | None
+) -> Callable[..., tuple[bool, str]]:
+    env = _start_slurm(extra)
     if isinstance(env, str):
         pytest.skip(env)
-    full_env = {**os.environ, **env}
+    full_env = {**os.environ, **(extra or {}), **env}
     checker = ORACLES / "slurm" / "check-sbatch"
     folder = tmp_path_factory.mktemp("sbatch")
     counter = iter(range(10**9))
 
-    def check(text: str) -> tuple[bool, str]:
+    def check(text: str, *options: str) -> tuple[bool, str]:
         path = folder / f"job{next(counter)}.sbatch"
         path.write_text(text)
         proc = subprocess.run(
-            ["bash", str(checker), str(path)],
+            ["bash", str(checker), str(path), *options],
             capture_output=True,
             text=True,
             env=full_env,
