@@ -381,7 +381,7 @@ def check_cmd(
         printer.add(diagnostics, name, text)
         if _is_failure(diagnostics, strict) or not compiled:
             failed += 1
-        elif diagnostics:
+        elif any(d.severity == "warning" for d in diagnostics):
             warned += 1
         else:
             clean += 1

@@ -101,6 +101,12 @@ def detect(path: str | None, text: str, reporter: Reporter) -> Format | None:
             return fmt
     matches = [fmt for fmt in FORMATS.values() if fmt.sniff(text)]
     if len(matches) == 1:
+        note: Callable[[str], str | None] | None = getattr(
+            matches[0].reader(), "detection_note", None
+        )
+        message = note(text) if note is not None else None
+        if message:
+            reporter.report("N001", message, help="pass `--from` to choose another reading")
         return matches[0]
     names = ", ".join(f"`{f}`" for f in FORMATS)
     if matches:

@@ -867,6 +867,15 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
             w.lost(f"{path}.placement.nodeSelector", "sbatch has no option for it")
         if comp.schedule is not None and comp.schedule.priority_class:
             w.lost(f"{path}.schedule.priorityClass", "sbatch has no option for it")
+    pbs = spec.extensions.pbs if spec.extensions else None
+    if pbs is not None and pbs.mixed_chunks is not None:
+        chunks = pbs.mixed_chunks.split("+")
+        w.approximated(
+            "spec.extensions.pbs.mixed_chunks",
+            f"only the first chunk shape `{chunks[0]}` is written; "
+            + ", ".join(f"`{c}`" for c in chunks[1:])
+            + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
+        )
     if spec.extensions:
         for name in (
             "pbs",

@@ -676,6 +676,19 @@ _ALL: Final[tuple[Code, ...]] = (
         "#!/bin/bash\n#PBS -q long   # the long queue\necho hi\n",
         filename="job.pbs",
     ),
+    # ── N0xx: notes ──────────────────────────────────────────────────────────────────────
+    Code(
+        "N001",
+        "dialect-assumed",
+        "the input's dialect was chosen without evidence",
+        "The content fits more than one dialect of a format (a `#PBS` script with nothing "
+        "PBS-Pro-only or Torque-only in it), and bammmc chose one.",
+        "PBS Professional and Torque read some options differently (`-P`, `-f`, `-t`); the "
+        "choice should be visible.",
+        "Pass `--from torque` or `--from pbs`, or give the file the format's extension.",
+        "#!/bin/bash\n#PBS -N hello\n#PBS -l walltime=00:10:00\necho hi\n",
+        filename="job.sh",
+    ),
 )
 
 CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}

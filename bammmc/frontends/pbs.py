@@ -71,6 +71,19 @@ def _has_directives(text: str) -> bool:
     return any(line.lstrip().startswith("#PBS") for line in text[:65536].splitlines())
 
 
+def detection_note(text: str) -> str | None:
+    """Said when a `#PBS` script was read as PBS Pro without anything PBS-Pro-only in it."""
+    directives = " ".join(
+        ln.lstrip()[4:] for ln in text[:65536].splitlines() if ln.lstrip().startswith("#PBS")
+    )
+    if _torque_markers(text) or any(m in directives for m in ("select=", "place=", "-J ")):
+        return None
+    return (
+        "read as PBS Professional: nothing in the directives tells PBS Pro and Torque apart "
+        "(`select=`/`place=`/`-J` would be PBS Pro; `nodes=…:ppn=`/`-t`/`-d` Torque)"
+    )
+
+
 def _torque_markers(text: str) -> bool:
     """Torque-only constructs: `nodes=…:ppn=`, `-t` arrays, `PBS_ARRAYID`, `-d` (pbs.md vs
     torque.md). A script with neither kind of marker reads as PBS Pro."""
