@@ -75,6 +75,8 @@ FORMATS: dict[str, Format] = {
             "bammmc.backends.torque",
             lowering="bammmc.passes.lower.torque",
         ),
+        # ── LSF (the LSF work adds its Format entry above this line) ──
+        # ── SGE (the SGE work adds its Format entry above this line) ──
     )
 }
 

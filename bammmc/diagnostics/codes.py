@@ -689,6 +689,8 @@ _ALL: Final[tuple[Code, ...]] = (
         "#!/bin/bash\n#PBS -N hello\n#PBS -l walltime=00:10:00\necho hi\n",
         filename="job.sh",
     ),
+    # ── LSF codes (the LSF work inserts its new codes above this line) ──
+    # ── SGE codes (the SGE work inserts its new codes above this line) ──
 )
 
 CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}
