@@ -58,7 +58,8 @@ def explain_text(
 ) -> str:
     table = rows(compiled, target, diagnostics)
     if diag_format == "json":
-        return "".join(orjson.dumps({"explain": row}).decode() + "\n" for row in table)
+        # one object per line, told apart from diagnostics by `"kind": "explain"` (docs/cli.md)
+        return "".join(orjson.dumps({"kind": "explain", **row}).decode() + "\n" for row in table)
     width = max((len(r["field"]) for r in table), default=5)
     lines = [f"{'field':<{width}}  {'source':<9}  status"]
     for r in table:

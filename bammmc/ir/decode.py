@@ -451,6 +451,16 @@ class Decoder:
                     help="check that the file is a SPLAT job",
                 )
             return
+        if name == "<<":
+            self.reporter.report(
+                "E101",
+                "YAML merge keys (`<<`) are not part of YAML 1.2",
+                key.span,
+                field=join_path(path, name),
+                notes=("SPLAT is read as YAML 1.2, which has no merge keys",),
+                help="write the merged keys out, or use an alias for the whole mapping",
+            )
+            return
         suggestion = did_you_mean(name, fields)
         notes: list[str] = []
         elsewhere = [p for p in key_index(self.root).get(name, []) if p != path]

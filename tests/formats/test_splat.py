@@ -388,3 +388,22 @@ def test_source_map_points_at_fields() -> None:
     assert key is not None and (key.line, key.column) == (6, 5)
     value = c.source_map.value("spec.tasks[0].replicas")
     assert value is not None and (value.line, value.column) == (6, 15)
+
+
+def test_merge_keys_are_explained() -> None:
+    (d,) = diags(HEAD + "metadata:\n  <<: {name: a}\n")
+    assert d.code == "E101" and "merge keys" in d.message
+
+
+def test_explain_json_lines_have_a_kind() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from bammmc.cli import main
+
+    result = CliRunner().invoke(
+        main, ["examples/simple-job.yaml", "--to", "splat", "--explain", "--diagnostics", "json"]
+    )
+    kinds = {json.loads(line)["kind"] for line in result.stderr.splitlines()}
+    assert kinds == {"explain"}

@@ -1,7 +1,8 @@
 """``--diagnostics json``: one JSON object per line, stable keys.
 
-Keys: ``code name severity message file line column end_line end_column notes help field``
-(``null`` where not applicable). ``field`` is the SPLAT field path the diagnostic is about.
+Keys: ``kind code name severity message file line column end_line end_column notes help field``
+(``null`` where not applicable). ``kind`` is ``diagnostic`` (``--explain`` adds lines of kind
+``explain`` to the same stream). ``field`` is the SPLAT field path the diagnostic is about.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bammmc.diagnostics.model import Diagnostic
 def as_dict(diag: Diagnostic) -> dict[str, Any]:
     span = diag.span
     return {
+        "kind": "diagnostic",
         "code": diag.code,
         "name": diag.name,
         "severity": diag.severity,
