@@ -363,6 +363,11 @@ def _component(
         w.opt("priority", ext.priority)
     elif sched.priority is not None:
         w.opt("priority", to_native(sched.priority, "slurm"), f"{prefix}.schedule.priority")
+        w.approximated(
+            f"{prefix}.schedule.priority",
+            "only Slurm operators and administrators may set `--priority`; for other users "
+            "Slurm ignores it (checked)",
+        )
     # resources
     if ext.nodes is not None:
         w.opt("nodes", ext.nodes, f"{prefix}.resources.nodes")
@@ -625,8 +630,13 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
     elif out is not None and out.stderr is not None:
         w.opt("error", _pattern(out.stderr), "spec.output.stderr")
     elif out is not None and out.merge_stderr is False:
+        # Slurm merges the streams unless --error names a file: keep them apart explicitly
+        if out.stdout is None and ext.output is None:
+            w.opt("output", "slurm-%j.out", "spec.output.mergeStderr")
+        w.opt("error", "slurm-%j.err", "spec.output.mergeStderr")
         w.approximated(
-            "spec.output.mergeStderr", "Slurm merges stderr into stdout unless `--error` is given"
+            "spec.output.mergeStderr",
+            "stdout and stderr stay separate, in Slurm-style default names (slurm-%j.err)",
         )
     if out is not None and out.open_mode is not None:
         w.opt("open-mode", out.open_mode, "spec.output.openMode")

@@ -289,7 +289,12 @@ def test_pbs_to_slurm_keeps_the_shape() -> None:
         "pbs",
         "slurm",
     )
-    assert [d.field for d in diags] == ["spec.execution.script"]  # $PBS_O_WORKDIR, defined
+    # $PBS_O_WORKDIR defined from Slurm's; PBS's separate stdout/stderr kept apart
+    assert sorted(d.field or "" for d in diags) == [
+        "spec.execution.script",
+        "spec.output.mergeStderr",
+    ]
+    assert "#SBATCH --error=slurm-%j.err" in out
     assert out is not None
     for line in (
         "--nodes=2",

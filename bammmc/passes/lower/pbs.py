@@ -83,6 +83,10 @@ def lower(script: PbsScript, reporter: Reporter) -> tuple[Job | None, SourceMap]
             continue
     with contextlib.suppress(Invalid):
         _resources(resources, b, torque)
+    _job_memory(b)
+    if "j" not in last or (last["j"].value or "") == "n":
+        # PBS writes stdout and stderr to separate files unless told to join them
+        b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
     if other:
         _ext(b, "options", other, next(iter(last.values())))
     if script.script:
@@ -432,6 +436,26 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("pbs", {})[
             "resources"
         ] = extra
+
+
+def _job_memory(b: _Builder) -> None:
+    """Torque `-l mem` is for the whole job: per task when the task count is known and divides
+    it (the raw value stays in extensions.pbs.mem for writing back)."""
+    mem = b.get("spec.extensions.pbs.mem")
+    res = b.get("spec.resources") or {}
+    if mem is None or "memoryPerTask" in res:
+        return
+    tasks = res.get("tasks") or (res.get("nodes") or 1) * (res.get("tasksPerNode") or 1)
+    if tasks and mem.bytes % tasks == 0:
+        node = b.data["spec"]["resources"] if "resources" in b.data.get("spec", {}) else None
+        value = Size.from_bytes(mem.bytes // tasks)
+        if node is None:
+            b.data.setdefault("spec", {}).setdefault("resources", {})["memoryPerTask"] = value
+        else:
+            node["memoryPerTask"] = value
+        span = b.source_map.value("spec.extensions.pbs.mem")
+        if span is not None:
+            b.source_map.add("spec.resources.memoryPerTask", b.source_map.key("spec.extensions.pbs.mem"), span)
 
 
 def _chunk_map(chunk: Any) -> tuple[int, dict[str, str]]:
