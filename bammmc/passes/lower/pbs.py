@@ -455,7 +455,8 @@ def _job_memory(b: _Builder) -> None:
             node["memoryPerTask"] = value
         span = b.source_map.value("spec.extensions.pbs.mem")
         if span is not None:
-            b.source_map.add("spec.resources.memoryPerTask", b.source_map.key("spec.extensions.pbs.mem"), span)
+            key = b.source_map.key("spec.extensions.pbs.mem")
+            b.source_map.add("spec.resources.memoryPerTask", key, span)
 
 
 def _chunk_map(chunk: Any) -> tuple[int, dict[str, str]]:
