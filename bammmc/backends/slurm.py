@@ -17,7 +17,14 @@ from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.container import in_container
-from bammmc.backends.slurm_options import OPTIONS, PLUGIN_OPTIONS
+from bammmc.backends.slurm_options import (
+    EXT_FLAGS,
+    EXT_INTS,
+    EXT_STRINGS,
+    OPTIONS,
+    PLUGIN_OPTIONS,
+    SLURM_SIGNALS,
+)
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
@@ -25,27 +32,6 @@ from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Duration, Size, Template, is_digits
 
 MIB: Final = 1024 * 1024
-#: signal names sbatch --signal accepts (checked with sbatch 22.05)
-SLURM_SIGNALS: Final = frozenset(
-    [
-        "HUP",
-        "INT",
-        "QUIT",
-        "ABRT",
-        "KILL",
-        "ALRM",
-        "TERM",
-        "USR1",
-        "USR2",
-        "URG",
-        "CONT",
-        "STOP",
-        "TSTP",
-        "TTIN",
-        "TTOU",
-        "XCPU",
-    ]
-)
 
 #: template variable -> sbatch filename token
 PATTERN_TOKENS: Final = {
@@ -65,40 +51,14 @@ MAIL_TYPES: Final = {
     "time_limit_80": "TIME_LIMIT_80",
     "time_limit_90": "TIME_LIMIT_90",
 }
-EXT_STRING_OPTIONS: Final = {
-    "nodelist": "nodelist",
-    "exclude": "exclude",
-    "licenses": "licenses",
-    "comment": "comment",
-    "distribution": "distribution",
-    "mem_bind": "mem-bind",
-    "cpu_freq": "cpu-freq",
-    "gpu_freq": "gpu-freq",
-    "hint": "hint",
-    "gpu_bind": "gpu-bind",
-    "gres_flags": "gres-flags",
-    "network": "network",
-    "burst_buffer": "bb",
-    "burst_buffer_file": "bbf",
-    "wckey": "wckey",
-    "gpus_per_socket": "gpus-per-socket",
-}
-EXT_INT_OPTIONS: Final = {
-    "sockets_per_node": "sockets-per-node",
-    "cores_per_socket": "cores-per-socket",
-    "threads_per_core": "threads-per-core",
-    "ntasks_per_socket": "ntasks-per-socket",
-    "ntasks_per_core": "ntasks-per-core",
-    "ntasks_per_gpu": "ntasks-per-gpu",
-    "cpus_per_gpu": "cpus-per-gpu",
-    "mincpus": "mincpus",
-}
+
+#: extensions.slurm key -> option, from the one table the reader uses too
+EXT_STRING_OPTIONS: Final = {key: option for option, key in EXT_STRINGS.items()}
+EXT_INT_OPTIONS: Final = {key: option for option, key in EXT_INTS.items()}
 EXT_FLAG_OPTIONS: Final = {
-    "overcommit": "overcommit",
-    "contiguous": "contiguous",
-    "oversubscribe": "oversubscribe",
-    "no_kill": "no-kill",
-    "spread_job": "spread-job",
+    **{key: option for option, key in EXT_FLAGS.items()},
+    "no_kill": "no-kill",  # read as `--no-kill` without a value
+    "spread_job": "spread-job",  # read as placement.topology scatter; written when set here
 }
 
 #: IR fields written exactly, approximated, or not at all (for the fidelity pass)

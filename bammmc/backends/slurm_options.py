@@ -199,3 +199,45 @@ _PLUGINS: Final[tuple[tuple[str, Arg, str], ...]] = (
 PLUGIN_OPTIONS: Final[dict[str, Option]] = {
     long: Option(long, None, arg, plugin=plugin) for long, arg, plugin in _PLUGINS
 }
+
+
+#: The signal names `sbatch --signal` accepts (checked with sbatch 22.05; numbers always work).
+SLURM_SIGNALS: Final = frozenset(
+    "HUP INT QUIT ABRT KILL ALRM TERM USR1 USR2 URG CONT STOP TSTP TTIN TTOU XCPU".split()  # noqa: SIM905
+)
+
+#: Options that are one key of extensions.slurm: a string, a positive integer, or a flag.
+#: The reader maps option -> key, the writer key -> option.
+EXT_STRINGS: Final[dict[str, str]] = {
+    "nodelist": "nodelist",
+    "exclude": "exclude",
+    "licenses": "licenses",
+    "comment": "comment",
+    "distribution": "distribution",
+    "mem-bind": "mem_bind",
+    "cpu-freq": "cpu_freq",
+    "gpu-freq": "gpu_freq",
+    "hint": "hint",
+    "gpu-bind": "gpu_bind",
+    "gres-flags": "gres_flags",
+    "network": "network",
+    "bb": "burst_buffer",
+    "bbf": "burst_buffer_file",
+    "wckey": "wckey",
+    "gpus-per-socket": "gpus_per_socket",
+}
+EXT_INTS: Final[dict[str, str]] = {
+    "sockets-per-node": "sockets_per_node",
+    "cores-per-socket": "cores_per_socket",
+    "threads-per-core": "threads_per_core",
+    "ntasks-per-socket": "ntasks_per_socket",
+    "ntasks-per-core": "ntasks_per_core",
+    "ntasks-per-gpu": "ntasks_per_gpu",
+    "cpus-per-gpu": "cpus_per_gpu",
+    "mincpus": "mincpus",
+}
+EXT_FLAGS: Final[dict[str, str]] = {
+    "overcommit": "overcommit",
+    "contiguous": "contiguous",
+    "oversubscribe": "oversubscribe",
+}

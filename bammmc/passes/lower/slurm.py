@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import msgspec
 
+from bammmc.backends.slurm_options import EXT_FLAGS, EXT_INTS, EXT_STRINGS, SLURM_SIGNALS
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.slurm import Occurrence, SlurmScript, parser
 from bammmc.ir.job import API_VERSION, Job
@@ -58,27 +59,6 @@ MAIL_EVENTS: Final = {
 MAIL_WORDS: Final = frozenset(
     {*MAIL_EVENTS, "NONE", "ALL", "INVALID_DEPEND", "STAGE_OUT", "TIME_LIMIT", "ARRAY_TASKS"}
 )
-#: the signal names sbatch knows (checked with a real sbatch; numbers are always accepted)
-SLURM_SIGNALS: Final = frozenset(
-    [
-        "HUP",
-        "INT",
-        "QUIT",
-        "ABRT",
-        "KILL",
-        "ALRM",
-        "TERM",
-        "USR1",
-        "USR2",
-        "URG",
-        "CONT",
-        "STOP",
-        "TSTP",
-        "TTIN",
-        "TTOU",
-        "XCPU",
-    ]
-)
 PORTABLE_DEPENDENCIES: Final = frozenset({"after", "afterany", "afterok", "afternotok"})
 #: options that undo each other: the later one wins
 OPPOSITES: Final = {
@@ -89,40 +69,6 @@ OPPOSITES: Final = {
 }
 SLURM_DEPENDENCIES: Final = frozenset({*PORTABLE_DEPENDENCIES, "aftercorr", "afterburstbuffer"})
 
-# Options that map to one field of extensions.slurm as a plain string / int / flag.
-EXT_STRINGS: Final = {
-    "nodelist": "nodelist",
-    "exclude": "exclude",
-    "licenses": "licenses",
-    "comment": "comment",
-    "distribution": "distribution",
-    "mem-bind": "mem_bind",
-    "cpu-freq": "cpu_freq",
-    "gpu-freq": "gpu_freq",
-    "hint": "hint",
-    "gpu-bind": "gpu_bind",
-    "gres-flags": "gres_flags",
-    "network": "network",
-    "bb": "burst_buffer",
-    "bbf": "burst_buffer_file",
-    "wckey": "wckey",
-    "gpus-per-socket": "gpus_per_socket",
-}
-EXT_INTS: Final = {
-    "sockets-per-node": "sockets_per_node",
-    "cores-per-socket": "cores_per_socket",
-    "threads-per-core": "threads_per_core",
-    "ntasks-per-socket": "ntasks_per_socket",
-    "ntasks-per-core": "ntasks_per_core",
-    "ntasks-per-gpu": "ntasks_per_gpu",
-    "cpus-per-gpu": "cpus_per_gpu",
-    "mincpus": "mincpus",
-}
-EXT_FLAGS: Final = {
-    "overcommit": "overcommit",
-    "contiguous": "contiguous",
-    "oversubscribe": "oversubscribe",
-}
 #: options sbatch takes but that only change how sbatch itself behaves
 SUBMISSION_ONLY: Final = frozenset({"parsable", "test-only", "wait"})
 #: options whose SPLAT field exists once per job, not per het component
