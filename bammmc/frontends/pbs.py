@@ -9,10 +9,10 @@ Grammar: ``grammars/pbs.lark``. Siblings: ``passes/lower/pbs.py``, ``backends/pb
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from bammmc import grammars
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
@@ -36,19 +36,8 @@ def _table(spec: str) -> dict[str, bool]:
 OPTION_TABLES: Final = {"pbs": _table(PBS_OPTIONS), "torque": _table(TORQUE_OPTIONS)}
 
 
-@functools.cache
 def parser(start: str) -> Lark:
-    from lark import Lark
-
-    return Lark.open_from_package(
-        "bammmc",
-        "pbs.lark",
-        ("grammars",),
-        parser="lalr",
-        lexer="contextual",
-        start=start,
-        cache=True,
-    )
+    return grammars.parser("pbs", start)
 
 
 @dataclass

@@ -12,10 +12,10 @@ Siblings: ``passes/lower/slurm.py`` (occurrences -> IR), ``backends/slurm.py`` (
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bammmc import grammars
 from bammmc.backends.slurm_options import (
     ALIASES,
     LONG_NAMES,
@@ -34,19 +34,8 @@ if TYPE_CHECKING:
 MAGIC = ("#SBATCH", "#SLURM")
 
 
-@functools.cache
 def parser(start: str) -> Lark:
-    from lark import Lark
-
-    return Lark.open_from_package(
-        "bammmc",
-        "slurm.lark",
-        ("grammars",),
-        parser="lalr",
-        lexer="contextual",
-        start=start,
-        cache=True,
-    )
+    return grammars.parser("slurm", start)
 
 
 @dataclass

@@ -23,11 +23,12 @@ True
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import itertools
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from bammmc import grammars
 
 if TYPE_CHECKING:
     from lark import Lark, Token, Tree
@@ -138,22 +139,8 @@ class ValueSyntaxError(ValueError):
         self.help = help
 
 
-@functools.cache
 def _parser(start: str) -> Lark:
-    # One parser per start rule, so that its lexer knows only that language's terminals: with
-    # a shared parser the template's catch-all TEXT terminal would swallow the rest of a bad
-    # size (`-4G` reported as the unexpected token `-4G` instead of the character `-`).
-    from lark import Lark
-
-    return Lark.open_from_package(
-        "bammmc",
-        "values.lark",
-        ("grammars",),
-        parser="lalr",
-        lexer="contextual",
-        start=start,
-        cache=True,
-    )
+    return grammars.parser("values", start)
 
 
 def _parse_tree(text: str, start: str, code: str, what: str, example: str) -> Tree[Token]:
