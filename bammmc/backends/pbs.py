@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import foreign_extensions
 from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
@@ -607,22 +608,10 @@ class PbsWriter:
             if present:
                 self.lost(path, "qsub has no option for it")
         if spec.extensions:
-            for name in (
-                "slurm",
-                "lsf",
-                "htcondor",
-                "flux",
-                "armada",
-                "volcano",
-                "kueue",
-                "yunikorn",
-                "runai",
-            ):
-                if getattr(spec.extensions, name) is not None:
-                    self.lost(
-                        f"spec.extensions.{name}",
-                        f"`extensions.{name}` only applies to that scheduler",
-                    )
+            for name in foreign_extensions(spec, ("pbs",)):
+                self.lost(
+                    f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler"
+                )
 
 
 def quote(value: str) -> str:

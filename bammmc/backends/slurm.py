@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import foreign_extensions
 from bammmc.backends.container import in_container
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
@@ -847,21 +848,8 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
             + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
         )
     if spec.extensions:
-        for name in (
-            "pbs",
-            "lsf",
-            "htcondor",
-            "flux",
-            "armada",
-            "volcano",
-            "kueue",
-            "yunikorn",
-            "runai",
-        ):
-            if getattr(spec.extensions, name) is not None:
-                w.lost(
-                    f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler"
-                )
+        for name in foreign_extensions(spec, ("slurm",)):
+            w.lost(f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler")
 
 
 def emit_duration(d: Duration) -> str:

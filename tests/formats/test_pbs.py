@@ -294,8 +294,8 @@ def test_pbs_to_slurm_keeps_the_shape() -> None:
         "spec.execution.script",
         "spec.output.mergeStderr",
     ]
-    assert "#SBATCH --error=slurm-%j.err" in out
     assert out is not None
+    assert "#SBATCH --error=slurm-%j.err" in out
     for line in (
         "--nodes=2",
         "--ntasks-per-node=4",
