@@ -110,6 +110,20 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Refuse inputs larger than this (default 10 MiB).",
         ),
         click.option("--batch", is_flag=True, help="Read every document of a multi-document file."),
+        click.option(
+            "--lsf-unit",
+            type=click.Choice(["KB", "MB", "GB", "TB", "PB", "EB"], case_sensitive=False),
+            default="KB",
+            show_default=True,
+            help="The site's LSF_UNIT_FOR_LIMITS: the unit of bare LSF sizes (`-M 4000`).",
+        ),
+        click.option(
+            "--sge-memory-resource",
+            metavar="NAME",
+            default="h_vmem",
+            show_default=True,
+            help="The Grid Engine `-l` resource that holds memory per slot (h_vmem, mem_free…).",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -195,6 +209,8 @@ def _compile_input(
     band: Any,
     max_input_size: int | None,
     batch: bool,
+    lsf_unit: str = "KB",
+    sge_memory_resource: str = "h_vmem",
 ) -> tuple[list[Any], list[Any], str | None, str]:
     """Read and compile one input: (compiled jobs, diagnostics, text, display name)."""
     from bammmc.diagnostics.model import Reporter
@@ -210,7 +226,17 @@ def _compile_input(
     fmt = get_format(src.lower()) if src else detect(source.path, source.text, reporter)
     if fmt is None:
         return [], reporter.diagnostics, source.text, name
-    compiled = compile_text(source.text, fmt, reporter, Options(band=band, batch=batch))
+    compiled = compile_text(
+        source.text,
+        fmt,
+        reporter,
+        Options(
+            band=band,
+            batch=batch,
+            lsf_unit=lsf_unit.upper(),
+            sge_memory_resource=sge_memory_resource,
+        ),
+    )
     return compiled, reporter.diagnostics, source.text, name
 
 
@@ -277,6 +303,8 @@ def convert_cmd(
     band: Any,
     max_input_size: int | None,
     batch: bool,
+    lsf_unit: str,
+    sge_memory_resource: str,
 ) -> None:
     """Convert INPUT to another format (`-` reads stdin)."""
     from bammmc.pipeline import get_format
@@ -303,7 +331,9 @@ def convert_cmd(
             output,
         )
 
-    compiled, diagnostics, text, name = _compile_input(input_path, src, band, max_input_size, batch)
+    compiled, diagnostics, text, name = _compile_input(
+        input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+    )
     printer.add(diagnostics, name, text)
     if _is_failure(diagnostics, strict) or not compiled or any(c.job is None for c in compiled):
         printer.flush()
@@ -317,7 +347,15 @@ def convert_cmd(
     pieces = []
     for c in compiled:
         files = emit_job(
-            c.job, target, reporter, c.source_map, WriteOptions(container_runtime=container_runtime)
+            c.job,
+            target,
+            reporter,
+            c.source_map,
+            WriteOptions(
+                container_runtime=container_runtime,
+                lsf_unit=lsf_unit.upper(),
+                sge_memory_resource=sge_memory_resource,
+            ),
         )
         pieces.append(files[0].text)
     if len(pieces) > 1 and target.document_separator is None:
@@ -372,12 +410,16 @@ def check_cmd(
     band: Any,
     max_input_size: int | None,
     batch: bool,
+    lsf_unit: str,
+    sge_memory_resource: str,
 ) -> None:
     """Validate and lint INPUTs without converting them."""
     printer = _Printer(diag_format, color)
     clean = warned = failed = 0
     for path in inputs:
-        compiled, diagnostics, text, name = _compile_input(path, src, band, max_input_size, batch)
+        compiled, diagnostics, text, name = _compile_input(
+            path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+        )
         printer.add(diagnostics, name, text)
         if _is_failure(diagnostics, strict) or not compiled:
             failed += 1

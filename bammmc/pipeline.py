@@ -6,6 +6,7 @@ Each stage is a pure function of its input; diagnostics are collected in a
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 
 import msgspec
@@ -27,6 +28,10 @@ class Options:
     band: PriorityBand = DEFAULT_BAND
     batch: bool = False
     max_nodes: int = MAX_NODES
+    #: the site's `LSF_UNIT_FOR_LIMITS`: the unit of bare LSF sizes (`-M 4000`)
+    lsf_unit: str = "KB"
+    #: the Grid Engine `-l` resource that carries memory per slot (`--sge-memory-resource`)
+    sge_memory_resource: str = "h_vmem"
 
 
 @dataclass
@@ -57,7 +62,15 @@ def compile_text(
     else:
         from bammmc.frontends.splat import Read
 
-        job, source_map = lowering.lower(fmt.reader().scan(text, reporter), reporter)
+        scanned = fmt.reader().scan(text, reporter)
+        if "unit" in inspect.signature(lowering.lower).parameters:  # LSF: the site's unit
+            job, source_map = lowering.lower(scanned, reporter, unit=options.lsf_unit)
+        elif fmt.name == "sge":  # Grid Engine: the site's memory resource
+            job, source_map = lowering.lower(
+                scanned, reporter, memory_resource=options.sge_memory_resource
+            )
+        else:
+            job, source_map = lowering.lower(scanned, reporter)
         reads = [Read(job, source_map)]
     for read in reads:
         job = read.job

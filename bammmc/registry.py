@@ -75,7 +75,23 @@ FORMATS: dict[str, Format] = {
             "bammmc.backends.torque",
             lowering="bammmc.passes.lower.torque",
         ),
+        Format(
+            "lsf",
+            "IBM Spectrum LSF script for `bsub < script` (#BSUB, -R resource strings)",
+            (".lsf", ".bsub"),
+            "bammmc.frontends.lsf",
+            "bammmc.backends.lsf",
+            lowering="bammmc.passes.lower.lsf",
+        ),
         # ── LSF (the LSF work adds its Format entry above this line) ──
+        Format(
+            "sge",
+            "Grid Engine script (#$ directives)",
+            (".sge",),
+            "bammmc.frontends.sge",
+            "bammmc.backends.sge",
+            lowering="bammmc.passes.lower.sge",
+        ),
         # ── SGE (the SGE work adds its Format entry above this line) ──
     )
 }

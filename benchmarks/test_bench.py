@@ -197,3 +197,55 @@ def test_pbs_read_lower_emit(benchmark: BenchmarkFixture, fmt: str) -> None:
         return bammmc.emit(job, fmt)[0]
 
     assert benchmark(run)
+
+
+SGE_SCRIPT = (
+    "#!/bin/bash\n"
+    "#$ -N bench -q all.q -A acct -P physics -p -100\n"
+    "#$ -pe smp 32\n"
+    "#$ -l h_rt=24:00:00,h_vmem=6G,s_vmem=5G,arch=lx-amd64,exclusive=true\n"
+    "#$ -t 1-999:3\n"
+    "#$ -tc 50\n"
+    "#$ -hold_jid 100,101,prep_data\n"
+    "#$ -cwd -j y -o logs/$JOB_NAME.$JOB_ID.$TASK_ID.out\n"
+    "#$ -m bea -M me@example.org\n"
+    "#$ -V -v OMP_PLACES=cores,OMP_PROC_BIND=close -r y -h -R y -notify\n"
+    './run_case "$SGE_TASK_ID" --threads "$NSLOTS"\n'
+)
+
+
+def test_sge_read_lower_emit(benchmark: BenchmarkFixture) -> None:
+    """Read, lower and re-emit a Grid Engine script with every option group (in process)."""
+
+    def run() -> str:
+        job, diags = bammmc.parse(SGE_SCRIPT, "sge")
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, "sge")[0]
+
+    assert benchmark(run)
+
+
+LSF_SCRIPT = (
+    "#!/bin/bash\n"
+    '#BSUB -J "bench[1-999:3]%50" -q "normal long" -P proj -G climate -sp 50\n'
+    '#BSUB -n 32 -R "select[avx512 && ib] order[-r15s:pg] rusage[mem=6GB] span[ptile=8]"\n'
+    '#BSUB -R "affinity[core(4)]" -gpu "num=4:mode=exclusive_process" -M 8GB! -x\n'
+    "#BSUB -W 24:00 -c 96:00 -b 2026:03:01:08:00\n"
+    "#BSUB -oo logs/run.%J.%I.out -eo logs/run.%J.%I.err\n"
+    "#BSUB -u me@example.org -B -N\n"
+    "#BSUB -w 'done(100) && ended(\"prep\") || numdone(101, >=5)'\n"
+    '#BSUB -f "in.dat > /data/in.dat" -f "out.dat < /data/out.dat"\n'
+    '#BSUB -env "all, OMP_PLACES=cores, OMP_PROC_BIND=close" -r -H\n'
+    "cd $LS_SUBCWD\nmpirun ./app\n"
+)
+
+
+def test_lsf_read_lower_emit(benchmark: BenchmarkFixture) -> None:
+    """Read, lower and re-emit a bsub script with every option group (in process)."""
+
+    def run() -> str:
+        job, diags = bammmc.parse(LSF_SCRIPT, "lsf")
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, "lsf")[0]
+
+    assert benchmark(run)

@@ -81,6 +81,8 @@ NATIVE_EXPECTED = [
     ("armada", NativeRange(0, 1000), (0, 500, 1000)),
     ("flux", NativeRange(0, 31, default=16), (0, 16, 31)),  # 15.5 rounds half up
     ("lsf", NativeRange(1, 100), (1, 51, 100)),  # 50.5 rounds half up
+    # Grid Engine reads -1023..1024; the band maps onto the symmetric part, so 500 is 0
+    ("sge", NativeRange(-1023, 1023, default=0), (-1023, 0, 1023)),
     # nice: lower is more urgent, so the band's top maps to the bottom of the range
     ("slurm-nice", NativeRange(-10000, 10000, inverted=True, default=0), (10000, 0, -10000)),
 ]
@@ -191,7 +193,7 @@ FINER_BANDS = [
 
 def test_finer_bands_cover_both_bands() -> None:
     assert {str(band) for _, band in FINER_BANDS} == {"0:1000", "0:100000"}
-    assert len(FINER_BANDS) == 12  # all but pbs, torque, htcondor and slurm-nice on 0:1000
+    assert len(FINER_BANDS) == 13  # all but pbs, torque, htcondor, sge and slurm-nice on 0:1000
 
 
 @pytest.mark.parametrize(("scheduler", "band"), FINER_BANDS, ids=str)

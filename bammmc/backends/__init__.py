@@ -20,3 +20,7 @@ class WriteOptions:
 
     #: how script-based targets run a container image: `apptainer` or `singularity`
     container_runtime: str = "apptainer"
+    #: the Grid Engine `-l` resource that carries memory per slot (`--sge-memory-resource`)
+    sge_memory_resource: str = "h_vmem"
+    #: the site's `LSF_UNIT_FOR_LIMITS` (LSF writes explicit units anyway; kept for the notes)
+    lsf_unit: str = "KB"

@@ -667,8 +667,9 @@ _ALL: Final[tuple[Code, ...]] = (
     Code(
         "W410",
         "directive-comment",
-        "a comment after a `#PBS` directive",
-        "A `#` follows the options of a `#PBS` line. bammmc ignores the rest of the line.",
+        "a comment after a `#PBS` or `#$` directive",
+        "A `#` follows the options of a `#PBS` (or Grid Engine `#$`) line. bammmc ignores the "
+        "rest of the line.",
         "OpenPBS qsub has no comment syntax in directives (its tokenizer reads `#` and the "
         "words after it as arguments and rejects the script); some PBS Professional releases "
         "accept it. The script is not portable either way.",
@@ -689,7 +690,36 @@ _ALL: Final[tuple[Code, ...]] = (
         "#!/bin/bash\n#PBS -N hello\n#PBS -l walltime=00:10:00\necho hi\n",
         filename="job.sh",
     ),
+    Code(
+        "W302",
+        "site-unit-assumed",
+        "a bare LSF size read in the site's unit",
+        "An LSF size (`-M`, `-S`, `rusage[mem=]`) has no unit. LSF reads it in the unit of "
+        "`LSF_UNIT_FOR_LIMITS` in lsf.conf, which bammmc cannot see: it assumed `--lsf-unit` "
+        "(KB unless given).",
+        "Sites set the unit to KB, MB or GB, and `-M` and `rusage[mem]` may even differ on one "
+        "cluster (pitfall 9): `-M 8000` is 8 MB on one cluster and 8 GB on another. The "
+        "converted job says exactly what was assumed; LSF output always has explicit units.",
+        "Write the unit (`-M 8GB`), or pass `--lsf-unit MB` (or the site's unit) when converting.",
+        "#!/bin/bash\n#BSUB -M 8000\n./app\n",
+        filename="job.lsf",
+    ),
     # ── LSF codes (the LSF work inserts its new codes above this line) ──
+    Code(
+        "W420",
+        "late-directive-read",
+        "a `#$` line after the first command, which qsub still reads",
+        "A Grid Engine directive comes after the script's first command. Unlike sbatch and "
+        "PBS qsub, Grid Engine reads `#$` lines in the whole file, so it applies this one too. "
+        "bammmc reads it and leaves the line where it is in the body.",
+        "A late `#$` line is often not meant for this job: it may sit in a here-document that "
+        "submits another job, or be a leftover. Other schedulers would ignore it, so the job "
+        "can behave differently after a conversion.",
+        "Move the directive above the first command; if it belongs to another job, write it "
+        "so that it does not start with `#$` in column 0 (for example `# $`).",
+        "#!/bin/bash\n#$ -N first\necho hi\n#$ -q late.q\n",
+        filename="job.sge",
+    ),
     # ── SGE codes (the SGE work inserts its new codes above this line) ──
 )
 

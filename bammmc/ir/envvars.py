@@ -18,20 +18,51 @@ from typing import Final
 
 #: concept -> {scheduler: variable}
 VARIABLES: Final[dict[str, dict[str, str]]] = {
-    "job_id": {"slurm": "SLURM_JOB_ID", "pbs": "PBS_JOBID", "torque": "PBS_JOBID"},
-    "job_name": {"slurm": "SLURM_JOB_NAME", "pbs": "PBS_JOBNAME", "torque": "PBS_JOBNAME"},
+    "job_id": {
+        "slurm": "SLURM_JOB_ID",
+        "pbs": "PBS_JOBID",
+        "torque": "PBS_JOBID",
+        "sge": "JOB_ID",
+        "lsf": "LSB_JOBID",
+    },
+    "job_name": {
+        "slurm": "SLURM_JOB_NAME",
+        "pbs": "PBS_JOBNAME",
+        "torque": "PBS_JOBNAME",
+        "sge": "JOB_NAME",
+        "lsf": "LSB_JOBNAME",
+    },
     "array_index": {
         "slurm": "SLURM_ARRAY_TASK_ID",
         "pbs": "PBS_ARRAY_INDEX",
         "torque": "PBS_ARRAYID",
         "splat": "BAMMM_ARRAY_INDEX",
+        "sge": "SGE_TASK_ID",
+        "lsf": "LSB_JOBINDEX",
     },
     "array_job_id": {"slurm": "SLURM_ARRAY_JOB_ID", "pbs": "PBS_ARRAY_ID"},
-    "submit_dir": {"slurm": "SLURM_SUBMIT_DIR", "pbs": "PBS_O_WORKDIR", "torque": "PBS_O_WORKDIR"},
+    "submit_dir": {
+        "slurm": "SLURM_SUBMIT_DIR",
+        "pbs": "PBS_O_WORKDIR",
+        "torque": "PBS_O_WORKDIR",
+        "sge": "SGE_O_WORKDIR",
+        "lsf": "LS_SUBCWD",
+    },
     "submit_host": {"slurm": "SLURM_SUBMIT_HOST", "pbs": "PBS_O_HOST", "torque": "PBS_O_HOST"},
-    "queue": {"slurm": "SLURM_JOB_PARTITION", "pbs": "PBS_QUEUE", "torque": "PBS_QUEUE"},
-    "nodefile": {"pbs": "PBS_NODEFILE", "torque": "PBS_NODEFILE"},
+    "queue": {
+        "slurm": "SLURM_JOB_PARTITION",
+        "pbs": "PBS_QUEUE",
+        "torque": "PBS_QUEUE",
+        "sge": "QUEUE",
+        "lsf": "LSB_QUEUE",
+    },
+    # LSF's host file has one line per slot, as PBS's has one per MPI rank
+    "nodefile": {"pbs": "PBS_NODEFILE", "torque": "PBS_NODEFILE", "lsf": "LSB_DJOB_HOSTFILE"},
+    # Grid Engine's host file has `host slots queue range` lines, not one host per line
+    "pe_hostfile": {"sge": "PE_HOSTFILE"},
     "ntasks": {"slurm": "SLURM_NTASKS", "torque": "PBS_NP"},
+    # Grid Engine's slots: the tasks of an MPI-style PE, the CPUs of a thread PE (docs/sge.md)
+    "nslots": {"sge": "NSLOTS"},
     "num_nodes": {"slurm": "SLURM_JOB_NUM_NODES", "torque": "PBS_NUM_NODES"},
 }
 
@@ -42,8 +73,13 @@ DERIVED: Final[dict[str, dict[str, str]]] = {
         "nodefile": (
             '$(f=$(mktemp); scontrol show hostnames "$SLURM_JOB_NODELIST" > "$f"; echo "$f")'
         ),
+        # slots = tasks × CPUs per task, whichever of the two the PE counted
+        "nslots": "$(( ${SLURM_NTASKS:-1} * ${SLURM_CPUS_PER_TASK:-1} ))",
     },
 }
+
+#: What a derived definition gives, when it is not the node file's "one line per node".
+DERIVED_NOTES: Final[dict[str, str]] = {"nslots": "tasks × CPUs per task"}
 
 _REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
 MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
@@ -78,7 +114,8 @@ def compatibility_block(
                 lines.append(f'export {name}="{DERIVED[target][concept]}"')
                 approximated(
                     "spec.execution.script",
-                    f"`${name}` is built for {target}: one line per node, not per task",
+                    f"`${name}` is built for {target}: "
+                    + DERIVED_NOTES.get(concept, "one line per node, not per task"),
                 )
             else:
                 lost(

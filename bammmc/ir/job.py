@@ -443,6 +443,54 @@ class LsfExt(Ext):
     thread_limit: PosInt | None = None
     run_window: str | None = None
     gpu_options: str | None = None
+    # ── bammmc additions: bsub options the specification does not list (docs/ir.md) ──
+    #: `-M` memory limit: per process, or per job with `LSB_JOB_MEMLIMIT=y` (pitfall 3)
+    mem_limit: Size | None = None
+    #: `-M N!`: a hard limit LSF enforces by killing the job
+    mem_limit_hard: bool | None = None
+    #: raw `select[…]` expression when it is not a plain `&&` of host features
+    select: str | None = None
+    #: raw `span[…]` contents when not `hosts=1` or `ptile=N`
+    span: str | None = None
+    #: raw `cu[…]` contents when `compute_unit` cannot hold them (`pref=`, other types)
+    cu: str | None = None
+    #: raw `affinity[…]` contents when not `core(N)` (that is `resources.cpusPerTask`)
+    affinity: str | None = None
+    #: the `-R` strings as written when the fields cannot rebuild them (compound `N*{…}`,
+    #: alternative `{…} || {…}`, one section in several `-R` options)
+    resreq: list[str] | None = None
+    #: `-n MIN,MAX`: the maximum (`resources.tasks` holds the minimum)
+    max_tasks: PosInt | None = None
+    #: the node count was given with `-nnodes` (IBM CSM clusters such as Summit)
+    nnodes: bool | None = None
+    #: `-alloc_flags` as written (CSM: `gpumps`, `smt4`, `nvme`…)
+    alloc_flags: str | None = None
+    #: `-q "q1 q2"`: every queue, in order (`schedule.queue` holds the first)
+    queues: list[str] | None = None
+    #: `-m` candidate hosts and host groups (with `+N` preferences), as written
+    hosts: str | None = None
+    #: native `-sp` when the priority band cannot carry it exactly
+    priority: PosInt | None = None
+    #: raw `-w` when the portable list cannot hold it (`||`, `!`, exit codes, `num*()`,
+    #: wildcards, array elements, `post_*`)
+    dependency: str | None = None
+    #: raw `-b` / `-t` when not a full `year:month:day:hour:minute` time
+    begin: str | None = None
+    deadline: str | None = None
+    #: raw `-W` when it has a `/host` normalization part
+    run_limit: str | None = None
+    #: every `-f` transfer as written, when one is not a plain copy in (`>`) or out (`<`)
+    files: list[str] | None = None
+    #: raw `-env` when it excludes (`~VAR`) or passes names without values
+    env: str | None = None
+    #: `-L`: the login shell that initializes the job's environment
+    login_shell: str | None = None
+    #: `-outdir` (may hold `%J`, `%I`, `%U`… patterns)
+    outdir: str | None = None
+    #: open mode of stderr when it differs from stdout's (`-o` with `-eo`, `-oo` with `-e`)
+    error_open_mode: Literal["truncate", "append"] | None = None
+    #: every other bsub option, name without `-` -> value ("" for a flag)
+    options: dict[str, str] | None = None
 
 
 HtcondorUniverse = Literal[
@@ -623,6 +671,60 @@ class RunaiExt(Ext):
     service_account: str | None = None
 
 
+class SgeExt(Ext):
+    """Grid Engine: not in the SPLAT specification; a bammmc addition (docs/ir.md, docs/sge.md)."""
+
+    #: `-pe NAME …`: the parallel environment (site configuration; decides thread vs task slots)
+    pe: str | None = None
+    #: `-pe NAME RANGE` when the slots are a range (`2-8`, `4-`, `-8`), as written
+    pe_slots: str | None = None
+    #: the `-l` resource that held the job's memory (`h_vmem`, `mem_free`, `m_mem_free`…)
+    memory_resource: str | None = None
+    #: other memory limits (`s_vmem`, `h_rss`, `h_fsize`…): per slot, scope `slot`
+    slot_memory: dict[str, Size] | None = None
+    #: every other hard `-l` resource, name -> value as written (`gpu`, `arch`, `h_cpu`…)
+    resources: dict[str, str] | None = None
+    #: `-soft -l …` requests and `-soft -q …`: preferences, not requirements
+    soft_resources: dict[str, str] | None = None
+    soft_queue: str | None = None
+    #: `-l s_rt`: the soft wall-clock limit (SIGUSR1 first)
+    s_rt: Duration | None = None
+    #: `-hold_jid` when it names jobs or patterns (numeric ids are `dependencies`)
+    hold_jid: list[str] | None = None
+    #: `-hold_jid_ad`: task i waits for task i of the listed array jobs
+    hold_jid_ad: list[str] | None = None
+    #: `-cwd`: run in the submission directory (Grid Engine's default is the home directory)
+    cwd: bool | None = None
+    #: `-b y|n`: the job is a binary (qsub takes it only on the command line)
+    binary: bool | None = None
+    #: `-R y|n`: resource reservation for this job
+    reserve: bool | None = None
+    #: `-notify`: SIGUSR1/SIGUSR2 before SIGSTOP/SIGKILL
+    notify: bool | None = None
+    #: `-now y|n`: schedule immediately or fail
+    now: bool | None = None
+    #: `-ckpt NAME`: checkpointing environment
+    ckpt: str | None = None
+    #: native `-p` (-1023..1024) when the priority band cannot carry it exactly
+    priority: Annotated[int, msgspec.Meta(ge=-1023, le=1024)] | None = None
+    #: raw `-a` without century and year (`MMDDhhmm`)
+    begin: str | None = None
+    #: `-dl`: the deadline initiation time, as written (not SPLAT's `schedule.deadline`)
+    deadline: str | None = None
+    #: raw `-o`/`-e`/`-i` with a `host:` part, a list, a directory or `$HOME`-style variables
+    output: str | None = None
+    error: str | None = None
+    input: str | None = None
+    #: raw `-S` with a `host:` part or a list
+    shell: str | None = None
+    #: raw `-m` with `s` (mail on suspend), which has no portable event
+    mail_points: str | None = None
+    #: `-v NAME` without a value: copies the submitter's value
+    export: list[str] | None = None
+    #: every other qsub option, name -> value ("" for a flag)
+    options: dict[str, str] | None = None
+
+
 class Extensions(Ext):
     slurm: SlurmExt | None = None
     pbs: PbsExt | None = None
@@ -634,6 +736,7 @@ class Extensions(Ext):
     kueue: KueueExt | None = None
     yunikorn: YunikornExt | None = None
     runai: RunaiExt | None = None
+    sge: SgeExt | None = None
 
 
 # ── spec / Job ────────────────────────────────────────────────────────────────────────────

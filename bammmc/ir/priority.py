@@ -65,7 +65,11 @@ class NativeRange:
 
 
 #: Native priority ranges (SPLAT specification, "Native ranges"; Flux RFC 14 urgency 0–31,
-#: default 16; LSF ``-sp`` 1..MAX_USER_PRIORITY, 100 by default; Slurm ``--nice`` −2147483645…).
+#: default 16; LSF ``-sp`` 1..MAX_USER_PRIORITY, 100 by default; Slurm ``--nice`` −2147483645…;
+#: Grid Engine ``qsub -p`` −1023..1024, default 0, higher = more urgent, and users may only
+#: lower it: a positive value needs operator or manager rights, shared/docs/formats/sge.md §3.
+#: The band maps onto the symmetric −1023..1023 so that its middle is 0 (the default), not 1;
+#: a native 1024 is still read, as the band's top, and kept exactly in extensions.sge.priority).
 NATIVE_RANGES: Final[dict[str, NativeRange]] = {
     "slurm": NativeRange(0, 1000),
     "pbs": NativeRange(-1024, 1023, default=0),
@@ -75,6 +79,7 @@ NATIVE_RANGES: Final[dict[str, NativeRange]] = {
     "flux": NativeRange(0, 31, default=16),
     "lsf": NativeRange(1, 100),
     "slurm-nice": NativeRange(-10000, 10000, inverted=True, default=0),
+    "sge": NativeRange(-1023, 1023, default=0),
 }
 
 

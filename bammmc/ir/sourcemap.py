@@ -53,11 +53,17 @@ class SourceMap:
 
     @staticmethod
     def _lookup(table: dict[str, Span], path: str) -> Span | None:
-        while path:
-            if path in table:
-                return table[path]
-            cut = max(path.rfind("."), path.rfind("["))
+        """The span of ``path``, else of its nearest written ancestor, else of the first written
+        field inside it (a whole `extensions.lsf` block is where its first key is)."""
+        probe = path
+        while probe:
+            if probe in table:
+                return table[probe]
+            cut = max(probe.rfind("."), probe.rfind("["))
             if cut <= 0:
-                return None
-            path = path[:cut]
-        return None
+                break
+            probe = probe[:cut]
+        inside = [
+            span for key, span in table.items() if key.startswith((path + ".", path + "["))
+        ]
+        return min(inside, key=lambda s: (s.line, s.column)) if inside else None

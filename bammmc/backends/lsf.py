@@ -1,0 +1,723 @@
+"""The IBM Spectrum LSF writer (format ``lsf``): a script for `bsub < job.lsf`.
+
+`#BSUB` lines in a fixed order, one option per line, values quoted so that bsub's tokenizer
+reads them back exactly (E140 when no quoting can carry a value). Slots from the per-task IR
+(`-n`, `span[ptile=N]` / `span[hosts=1]`, `affinity[core(C)]`), memory per slot as
+`rusage[mem=…]` with an explicit unit (never a bare number: the site unit is unknown, pitfall
+8/9), a raw `extensions.lsf.rusage_string` wins; `-W H:MM` rounded up to whole minutes
+(pitfall 12/15); arrays in the job name (`-J "name[1-10:2]%5"`); dependencies as a `-w`
+expression; `%J`/`%I` in output paths; `-oo`/`-eo` for truncating output.
+The directives are read only for `bsub < job.lsf` (or with `LSB_BSUB_PARSE_SCRIPT=Y`).
+
+Siblings: ``frontends/lsf.py``, ``passes/lower/lsf.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from fractions import Fraction
+from typing import Final
+
+from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.container import in_container
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import DateTime, Duration, Size, Template
+
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "exact (`-J`; an array's name holds its indices)",
+    "spec.schedule": "exact (walltime in whole minutes)",
+    "spec.schedule.qos": "lost",
+    "spec.schedule.walltimeMin": "lost",
+    "spec.schedule.signalBeforeEnd": "lost",
+    "spec.resources": "exact (slots, span, affinity, rusage with explicit units)",
+    "spec.resources.diskPerTask": "lost",
+    "spec.execution": "exact",
+    "spec.array": "exact (indices from 1)",
+    "spec.dependencies": "exact (`-w` done/exit/ended/started)",
+    "spec.output": "approximated (only the job id and array index can be substituted)",
+    "spec.notifications": "exact (begin, end; fail when end is not asked)",
+    "spec.placement": "exact (constraint as `select[a && b]`, `-x`)",
+    "spec.fileStaging": "exact (`-f`)",
+    "spec.lifecycle.requeueOnFailure": "exact (`-r`/`-rn`)",
+    "spec.extensions.lsf": "exact",
+    "spec.tasks": "lost",
+    "spec.gang": "lost",
+    "spec.volumes": "lost",
+}
+
+#: LSF units for explicit sizes (powers of 1024), largest first
+UNITS: Final = (
+    ("EB", 1024**6),
+    ("PB", 1024**5),
+    ("TB", 1024**4),
+    ("GB", 1024**3),
+    ("MB", 1024**2),
+    ("KB", 1024),
+)
+SCHEME_CONDITIONS: Final = {
+    "afterok": "done",
+    "afternotok": "exit",
+    "afterany": "ended",
+    "after": "started",
+}
+#: characters after which a value is quoted (the sheet quotes arrays, -R and -w values)
+SPECIAL: Final = frozenset(" \t\"'[]%*()|&<>!$;{}#`\\,")
+
+
+class LsfWriter:
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
+        self.job = job
+        self.reporter = reporter
+        self.options = options
+        self.lines: list[str] = []
+        self.spec = job.spec or Spec()
+        ext = self.spec.extensions
+        self.ext = ext.lsf if ext and ext.lsf else LsfExt()
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def lost(self, path: str, why: str) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed for LSF and was dropped",
+            notes=(why,),
+            field=path,
+            help="keep the information elsewhere, or convert to a scheduler that supports it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for LSF: {how}",
+            field=path,
+            help="check the converted directive",
+        )
+
+    def opt(self, name: str, value: object = None, path: str | None = None) -> None:
+        if value is None:
+            self.lines.append(f"#BSUB -{name}")
+            return
+        text = str(value)
+        quoted = quote(text)
+        if quoted is None:
+            self.reporter.report(
+                "E140",
+                f"the value of `-{name}` cannot be carried by a `#BSUB` line: `{text}`",
+                field=path,
+                notes=("bsub's words cannot hold a line break or both kinds of quote",),
+                help="remove the line break or one kind of quote from the value",
+            )
+            return
+        self.lines.append(f"#BSUB -{name} {quoted}")
+
+    # -- the job ---------------------------------------------------------------------------
+
+    def write(self) -> list[OutputFile]:
+        body, shebang = self.script()
+        self.name()
+        self.schedule(self.spec.schedule or Schedule())
+        self.resources(self.spec.resources or Resources())
+        self.dependencies()
+        self.staging()
+        self.output()
+        self.notifications()
+        self.environment()
+        self.rest()
+        self.unsupported()
+        header = "".join(line + "\n" for line in ([shebang] if shebang else []) + self.lines)
+        return [OutputFile(header + body)]
+
+    def script(self) -> tuple[str, str]:
+        ex = self.spec.execution
+        shell = ex.shell if ex and ex.shell else "/bin/bash"
+        body = ""
+        shell_line = f"#!{shell}"
+        if ex is not None and ex.script is not None:
+            text = ex.script
+            if text.startswith("#!"):
+                shell_line, _, body = text.partition("\n")
+                if ex.shell and ex.shell not in shell_line:
+                    self.approximated(
+                        "spec.execution.shell", f"the script's `{shell_line}` line decides"
+                    )
+            else:  # bsub needs no `#!` line (LSF runs the job file with /bin/sh)
+                body, shell_line = text, ""
+            if ex.container is not None and ex.container.image:
+                wrapped = in_container(
+                    body,
+                    shell_line or f"#!{shell}",
+                    ex.container.image,
+                    self.options.container_runtime,
+                    self.lost,
+                    self.approximated,
+                )
+                body = wrapped if wrapped is not None else body
+        elif ex is not None and (ex.executable is not None or ex.container is not None):
+            command: list[str] = []
+            if ex.executable is not None:
+                command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+            elif ex.container is not None:
+                command = [
+                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
+                ]
+            if ex.container is not None and ex.container.image:
+                runtime = self.options.container_runtime
+                self.approximated(
+                    "spec.execution.container.image",
+                    f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
+                )
+                command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+            body = "exec " + " ".join(command) + "\n"
+        body = compatibility_block(body, "lsf", self.lost, self.approximated) + body
+        return body, shell_line
+
+    def name(self) -> None:
+        meta = self.job.metadata
+        name = meta.name if meta is not None and meta.name is not None else None
+        arr = self.spec.array
+        if arr is None or arr.indices is None:
+            if arr is not None and arr.max_concurrent is not None:
+                self.lost("spec.array.maxConcurrent", "a limit without indices has no array")
+            if name is not None:
+                self.opt("J", name, "metadata.name")
+            return
+        spec = arr.indices
+        items = []
+        dropped = False
+        for start, end, step in spec.ranges:
+            if end < 1:
+                dropped = True
+                continue
+            if start < 1:
+                dropped = True
+                start = start + -(-(1 - start) // step) * step
+            items.append(
+                str(start) if start == end else f"{start}-{end}" + (f":{step}" if step != 1 else "")
+            )
+        if dropped:
+            self.approximated(
+                "spec.array.indices",
+                f"LSF array indices start at 1: index 0 of `{spec}` does not run",
+            )
+        throttle = spec.throttle if spec.throttle is not None else arr.max_concurrent
+        array_name = name or "array"
+        if name is None:
+            self.approximated("metadata.name", "an LSF array needs a name: `array` is used")
+        elif any(not (c.isalnum() or c in "._-") for c in name):
+            array_name = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+            self.approximated(
+                "metadata.name",
+                f"`{name}` written as `{array_name}` (array names take letters, digits and `._-`)",
+            )
+        if not items:
+            self.lost("spec.array.indices", "no index of the array is 1 or above")
+            if name is not None:
+                self.opt("J", name, "metadata.name")
+            return
+        text = f"{array_name}[{','.join(items)}]" + (f"%{throttle}" if throttle is not None else "")
+        self.opt("J", text, "spec.array.indices")
+
+    def schedule(self, sched: Schedule) -> None:
+        ext = self.ext
+        queue = sched.queue or sched.partition
+        if ext.queues:
+            self.opt("q", " ".join(ext.queues), "spec.schedule.queue")
+        elif queue is not None:
+            self.opt("q", queue, "spec.schedule.queue")
+        if sched.account is not None:
+            self.opt("P", sched.account, "spec.schedule.account")
+        if sched.project is not None:
+            self.opt("G", sched.project, "spec.schedule.project")
+        for name, value in (
+            ("app", ext.app_profile),
+            ("sla", ext.service_class),
+            ("Lp", ext.license_project),
+        ):
+            if value is not None:
+                self.opt(name, value)
+        if ext.priority is not None:
+            self.opt("sp", ext.priority)
+        elif sched.priority is not None:
+            self.opt("sp", to_native(sched.priority, "lsf"), "spec.schedule.priority")
+        if sched.hold:
+            self.opt("H")
+        self.clock("b", ext.begin, sched.begin_after, "spec.schedule.beginAfter")
+        self.clock("t", ext.deadline, sched.deadline, "spec.schedule.deadline")
+        if ext.run_limit is not None:
+            self.opt("W", ext.run_limit)
+        elif sched.walltime is not None:
+            self.limit("W", sched.walltime, "spec.schedule.walltime")
+        if ext.cpu_time_limit is not None:
+            self.limit("c", ext.cpu_time_limit, "spec.extensions.lsf.cpu_time_limit")
+        if sched.reservation is not None:
+            self.opt("U", sched.reservation, "spec.schedule.reservation")
+        for key, path in (
+            ("qos", "spec.schedule.qos"),
+            ("walltime_min", "spec.schedule.walltimeMin"),
+            ("signal_before_end", "spec.schedule.signalBeforeEnd"),
+        ):
+            if getattr(sched, key) is not None:
+                self.lost(path, "bsub has no option for it")
+
+    def clock(self, letter: str, raw: str | None, when: DateTime | None, path: str) -> None:
+        if raw is not None:
+            self.opt(letter, raw)
+            return
+        if when is None:
+            return
+        value = when.value
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+            self.approximated(path, "written in UTC; bsub reads the local time")
+        if value.second or value.microsecond:
+            self.approximated(path, "LSF times have no seconds: rounded down to the minute")
+        self.opt(letter, value.strftime("%Y:%m:%d:%H:%M"), path)
+
+    def limit(self, letter: str, duration: Duration, path: str) -> None:
+        if duration.seconds is None:
+            self.lost(path, "LSF has no unlimited time limit; the queue's limit applies")
+            return
+        mins = -(-duration.seconds // 60)
+        if mins * 60 != duration.seconds:
+            self.approximated(path, f"LSF limits are whole minutes: rounded up to {mins} min")
+        self.opt(letter, f"{mins // 60}:{mins % 60:02d}", path)
+
+    def resources(self, res: Resources) -> None:
+        ext = self.ext
+        tasks, nodes, tpn = res.tasks, res.nodes, res.tasks_per_node
+        ptile: int | None = None
+        one_host = False
+        if ext.nnodes and nodes is not None:
+            self.opt("nnodes", nodes, "spec.resources.nodes")
+            if tasks is not None or tpn is not None:
+                self.lost(
+                    "spec.resources.tasks", "`-nnodes` allocates whole nodes; `-n` is refused"
+                )
+        else:
+            slots = tasks
+            if tpn is not None:
+                ptile = tpn
+                if slots is None and nodes is not None:
+                    slots = nodes * tpn
+                elif nodes is not None and slots != nodes * tpn:
+                    self.approximated(
+                        "spec.resources.tasks",
+                        f"LSF places {slots} tasks {tpn} per host, not on exactly {nodes} hosts",
+                    )
+            elif nodes is not None:
+                if nodes == 1:
+                    one_host = True
+                elif slots is None:
+                    slots, ptile = nodes, 1
+                    self.approximated("spec.resources.nodes", f"{nodes} hosts as one task per host")
+                else:
+                    ptile = -(-slots // nodes)
+                    if ptile * nodes != slots:
+                        self.approximated(
+                            "spec.resources.tasks",
+                            f"{slots} tasks on {nodes} hosts written as {ptile} per host",
+                        )
+            if slots is not None:
+                self.opt(
+                    "n",
+                    f"{slots},{ext.max_tasks}" if ext.max_tasks else slots,
+                    "spec.resources.tasks",
+                )
+        if ext.resreq:
+            for text in ext.resreq:
+                self.opt("R", text)
+        else:
+            sections = self.sections(res, ptile, one_host)
+            if sections:
+                self.opt("R", " ".join(sections), "spec.resources")
+        self.gpu(res)
+        if ext.mem_limit is not None:
+            size = self.size(ext.mem_limit, "spec.extensions.lsf.mem_limit")
+            self.opt("M", size + ("!" if ext.mem_limit_hard else ""))
+        if ext.stack_limit is not None:
+            self.opt("S", self.size(ext.stack_limit, "spec.extensions.lsf.stack_limit"))
+        if ext.thread_limit is not None:
+            self.opt("T", ext.thread_limit)
+        placement = self.spec.placement
+        if placement is not None and placement.exclusive:
+            self.opt("x", None, "spec.placement.exclusive")
+        if ext.hosts is not None:
+            self.opt("m", ext.hosts)
+        if res.disk_per_task is not None:
+            self.lost("spec.resources.diskPerTask", "scratch space is a site-defined LSF resource")
+
+    def sections(self, res: Resources, ptile: int | None, one_host: bool) -> list[str]:
+        ext = self.ext
+        out: list[str] = []
+        terms: list[str] = []
+        if ext.select is not None:
+            terms.append(ext.select if not self.constraint_terms() else f"({ext.select})")
+        terms += self.constraint_terms()
+        if terms:
+            out.append(f"select[{' && '.join(terms)}]")
+        if ext.order_expression is not None:
+            out.append(f"order[{ext.order_expression}]")
+        if ext.rusage_string is not None:
+            out.append(ext.rusage_string)
+        else:
+            usage = []
+            if res.memory_per_task is not None:
+                usage.append(f"mem={self.size(self.per_slot(res), 'spec.resources.memoryPerTask')}")
+            for name, count in (res.generic_resources or {}).items():
+                whole = -(-count.amount.numerator // count.amount.denominator)
+                usage.append(f"{name}={whole}")
+            if usage:
+                out.append(f"rusage[{','.join(usage)}]")
+        if ext.span is not None:
+            out.append(f"span[{ext.span}]")
+        elif ptile is not None:
+            out.append(f"span[ptile={ptile}]")
+        elif one_host:
+            out.append("span[hosts=1]")
+        if ext.same_resource:
+            out.append(f"same[{':'.join(ext.same_resource)}]")
+        if ext.cu is not None:
+            out.append(f"cu[{ext.cu}]")
+        elif ext.compute_unit is not None:
+            unit = ext.compute_unit
+            words = []
+            if unit.type is not None:
+                words.append(f"type={unit.type}")
+            if unit.policy == "balance":
+                words.append("balance")
+            elif unit.policy is not None:
+                self.approximated(
+                    "spec.extensions.lsf.compute_unit.policy",
+                    f"`{unit.policy}` has no `cu[]` keyword: LSF's default preference is used",
+                )
+            if unit.max_units is not None:
+                words.append(f"maxcus={unit.max_units}")
+            if unit.exclusive:
+                words.append("excl")
+            if words:
+                out.append(f"cu[{':'.join(words)}]")
+        if ext.affinity is not None:
+            out.append(f"affinity[{ext.affinity}]")
+        elif res.cpus_per_task is not None:
+            cores = res.cpus_per_task.cores
+            whole = -(-cores.numerator // cores.denominator)
+            if whole != cores:
+                self.approximated(
+                    "spec.resources.cpusPerTask", f"{cores} CPUs rounded up to {whole}"
+                )
+            if whole > 1:
+                out.append(f"affinity[core({whole})]")
+        return out
+
+    def constraint_terms(self) -> list[str]:
+        placement = self.spec.placement
+        if placement is None or not placement.constraint:
+            return []
+        words = placement.constraint.split("&")
+        if all(
+            w and (w[0].isalpha() or w[0] == "_") and all(c.isalnum() or c in "_.-" for c in w)
+            for w in words
+        ):
+            return words
+        self.lost(
+            "spec.placement.constraint",
+            "only features joined by `&` become an LSF `select[a && b]`",
+        )
+        return []
+
+    def per_slot(self, res: Resources) -> Size:
+        mem = res.memory_per_task
+        assert mem is not None
+        scope = mem.scope or "task"
+        if scope == "task":
+            return mem
+        if scope == "cpu" and res.cpus_per_task is not None:
+            cores = res.cpus_per_task.cores
+            return Size.from_bytes(-(-(mem.bytes * cores.numerator) // cores.denominator))
+        if scope == "cpu":
+            return mem.with_scope(None)
+        divisor = {"node": res.tasks_per_node, "job": res.tasks}.get(scope)
+        if divisor:
+            per = -(-mem.bytes // divisor)
+            if per * divisor != mem.bytes:
+                self.approximated(
+                    "spec.resources.memoryPerTask", f"memory per {scope} rounded up per task"
+                )
+            return Size.from_bytes(per)
+        self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per task")
+        return mem.with_scope(None)
+
+    def size(self, size: Size, path: str) -> str:
+        """An explicit LSF size (`4GB`, `1536MB`): never a bare number, whose unit is the site's."""
+        n = size.bytes
+        if n % 1024:
+            n = -(-n // 1024) * 1024
+            self.approximated(path, "LSF sizes are whole KB: rounded up")
+        for unit, factor in UNITS:
+            if n and n % factor == 0:
+                return f"{n // factor}{unit}"
+        return "0KB"
+
+    def gpu(self, res: Resources) -> None:
+        if self.ext.gpu_options is not None:
+            self.opt("gpu", self.ext.gpu_options)
+            return
+        gpu = res.gpu
+        if gpu is None:
+            return
+        parts = []
+        if gpu.count is not None:
+            count = gpu.count
+            scope = count.scope or "task"
+            amount = count.amount
+            if scope == "job":
+                amount = amount / (res.nodes or 1)
+            elif scope not in ("task", "node"):
+                self.approximated("spec.resources.gpu.count", f"GPUs per {scope} written per host")
+            whole = -(-amount.numerator // amount.denominator)
+            if whole != amount:
+                self.approximated(
+                    "spec.resources.gpu.count", f"{amount} GPUs rounded up to {whole}"
+                )
+            parts.append(f"num={whole}/task" if scope == "task" else f"num={whole}")
+        if gpu.type is not None:
+            parts.append(f"gmodel={gpu.type}")
+        if gpu.memory is not None:
+            mib = Fraction(gpu.memory.bytes, 1024**2)
+            whole = -(-mib.numerator // mib.denominator)
+            if whole != mib:
+                self.approximated("spec.resources.gpu.memory", "written in whole MB, rounded up")
+            parts.append(f"gmem={whole}M")
+        for key in ("fraction", "mig_profile"):
+            if getattr(gpu, key) is not None:
+                self.lost(
+                    f"spec.resources.gpu.{'migProfile' if key == 'mig_profile' else key}",
+                    "bsub -gpu has no such request",
+                )
+        if parts:
+            self.opt("gpu", ":".join(parts), "spec.resources.gpu")
+
+    def dependencies(self) -> None:
+        if self.ext.dependency is not None:
+            self.opt("w", self.ext.dependency)
+            return
+        terms = []
+        for i, dep in enumerate(self.spec.dependencies or ()):
+            path = f"spec.dependencies[{i}]"
+            cond = SCHEME_CONDITIONS.get(dep.scheme or "")
+            if cond is None or not dep.value:
+                self.lost(path, f"LSF has no `{dep.scheme}` dependency")
+                continue
+            if dep.count is not None:
+                self.approximated(path, "waiting for some array elements becomes waiting for all")
+            ref = dep.value if dep.value.isdigit() else f'"{dep.value}"'
+            terms.append(f"{cond}({ref})")
+        if terms:
+            self.opt("w", " && ".join(terms), "spec.dependencies")
+
+    def staging(self) -> None:
+        if self.ext.files:
+            for entry in self.ext.files:
+                self.opt("f", entry)
+            return
+        staging = self.spec.file_staging
+        if staging is None:
+            return
+        for item in staging.inputs or ():
+            self.opt("f", f"{item.src} > {item.dst}", "spec.fileStaging.inputs")
+        for item in staging.outputs or ():
+            self.opt("f", f"{item.dst} < {item.src}", "spec.fileStaging.outputs")
+        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+            if getattr(staging, key):
+                self.lost(f"spec.fileStaging.{key}", "bsub has no option for it")
+
+    def output(self) -> None:
+        out = self.spec.output
+        if out is None:
+            return
+        truncate = out.open_mode != "append"
+        stdout, stderr = out.stdout, out.stderr
+        if out.merge_stderr and stderr is not None:
+            self.approximated("spec.output.stderr", "merged into stdout (`-o` without `-e`)")
+            stderr = None
+        if stdout is not None:
+            self.path("oo" if truncate else "o", stdout, "spec.output.stdout")
+        if stderr is not None:
+            err_truncate = truncate
+            if self.ext.error_open_mode is not None:
+                err_truncate = self.ext.error_open_mode == "truncate"
+            self.path("eo" if err_truncate else "e", stderr, "spec.output.stderr")
+        elif stdout is not None and out.merge_stderr is False:
+            self.approximated(
+                "spec.output.mergeStderr",
+                "LSF writes stderr into the `-o` file when there is no `-e`",
+            )
+
+    def path(self, name: str, template: Template, field: str) -> None:
+        mapping = {"job_id": "%J", "array_index": "%I", "array_job_id": "%J"}
+        missing = [v for v in template.variables() if v not in mapping]
+        if missing:
+            shown = ", ".join(f"`{{{v}}}`" for v in missing)
+            self.approximated(field, f"LSF cannot put {shown} in an output path; `%J` is used")
+            mapping.update({v: "%J" for v in missing})
+        self.opt(name, template.render(mapping), field)
+
+    def notifications(self) -> None:
+        note = self.spec.notifications
+        if note is None:
+            return
+        if note.email is not None:
+            self.opt("u", note.email, "spec.notifications.email")
+        events = note.events or []
+        if "begin" in events:
+            self.opt("B", None, "spec.notifications.events")
+        if "end" in events:
+            self.opt("N", None, "spec.notifications.events")
+        elif "fail" in events:
+            self.opt("Ne", None, "spec.notifications.events")
+        for event in events:
+            if event not in ("begin", "end", "fail"):
+                self.lost("spec.notifications.events", f"LSF has no mail on `{event}`")
+
+    def environment(self) -> None:
+        ex = self.spec.execution
+        if ex is not None and ex.working_dir is not None:
+            self.opt("cwd", ex.working_dir, "spec.execution.workingDir")
+        if self.ext.outdir is not None:
+            self.opt("outdir", self.ext.outdir)
+        if ex is not None and ex.stdin is not None:
+            self.opt("i", ex.stdin, "spec.execution.stdin")
+        env = ex.environment if ex else None
+        if self.ext.env is not None:
+            self.opt("env", self.ext.env)
+        elif env is not None:
+            items = []
+            if env.inherit_from_submitter is not None:
+                items.append("all" if env.inherit_from_submitter else "none")
+            for key, value in (env.vars or {}).items():
+                if "," in value or value != value.strip():
+                    if "'" in value:
+                        self.lost(
+                            "spec.execution.environment.vars",
+                            f"`{key}`'s value cannot be quoted for `-env`",
+                        )
+                        continue
+                    value = f"'{value}'"
+                items.append(f"{key}={value}")
+            if items:
+                self.opt("env", ", ".join(items), "spec.execution.environment")
+        if env is not None:
+            for key in ("secrets", "config_maps"):
+                if getattr(env, key):
+                    wire = "configMaps" if key == "config_maps" else key
+                    self.lost(
+                        f"spec.execution.environment.{wire}",
+                        "Kubernetes secrets and config maps do not exist on LSF",
+                    )
+
+    def rest(self) -> None:
+        ext = self.ext
+        for name, value in (("L", ext.login_shell), ("E", ext.pre_exec), ("Ep", ext.post_exec)):
+            if value is not None:
+                self.opt(name, value)
+        life = self.spec.lifecycle
+        if life is not None and life.requeue_on_failure is not None:
+            self.opt(
+                "r" if life.requeue_on_failure else "rn", None, "spec.lifecycle.requeueOnFailure"
+            )
+        if ext.autoresizable:
+            self.opt("ar")
+        if ext.alloc_flags is not None:
+            self.opt("alloc_flags", ext.alloc_flags)
+        for name, value in (ext.options or {}).items():
+            self.opt(name, value if value != "" else None)
+        for key in ("frequency", "run_window"):
+            if getattr(ext, key) is not None:
+                self.lost(
+                    f"spec.extensions.lsf.{key}", "bammmc does not know the bsub option for it"
+                )
+
+    def unsupported(self) -> None:
+        spec, job = self.spec, self.job
+        checks: list[tuple[str, object]] = [
+            ("metadata.labels", job.metadata and job.metadata.labels),
+            ("metadata.annotations", job.metadata and job.metadata.annotations),
+            ("spec.tasks", spec.tasks),
+            ("spec.gang", spec.gang),
+            ("spec.volumes", spec.volumes),
+            (
+                "spec.lifecycle.maxRetries",
+                spec.lifecycle and spec.lifecycle.max_retries is not None,
+            ),
+            (
+                "spec.lifecycle.successExitCodes",
+                spec.lifecycle and spec.lifecycle.success_exit_codes,
+            ),
+            (
+                "spec.lifecycle.ttlAfterFinished",
+                spec.lifecycle and spec.lifecycle.ttl_after_finished,
+            ),
+            ("spec.placement.nodeSelector", spec.placement and spec.placement.node_selector),
+            ("spec.placement.tolerations", spec.placement and spec.placement.tolerations),
+            ("spec.placement.affinity", spec.placement and spec.placement.affinity),
+            ("spec.placement.topologySpread", spec.placement and spec.placement.topology_spread),
+            ("spec.placement.topology", spec.placement and spec.placement.topology),
+            ("spec.placement.groupBy", spec.placement and spec.placement.group_by),
+            ("spec.placement.prefer", spec.placement and spec.placement.prefer),
+            ("spec.placement.nodePools", spec.placement and spec.placement.node_pools),
+            ("spec.resources.limits", spec.resources and spec.resources.limits),
+            ("spec.schedule.priorityClass", spec.schedule and spec.schedule.priority_class),
+            ("spec.workloadType", spec.workload_type),
+            ("spec.distributedFramework", spec.distributed_framework),
+        ]
+        for path, present in checks:
+            if present:
+                self.lost(path, "bsub has no option for it")
+        if spec.extensions:
+            for name in (
+                "slurm",
+                "pbs",
+                "htcondor",
+                "flux",
+                "armada",
+                "volcano",
+                "kueue",
+                "yunikorn",
+                "runai",
+            ):
+                if getattr(spec.extensions, name, None) is not None:
+                    self.lost(
+                        f"spec.extensions.{name}",
+                        f"`extensions.{name}` only applies to that scheduler",
+                    )
+
+
+def quote(value: str) -> str | None:
+    """Quote a value for bsub's tokenizer (quotes group, no escapes; a word starting with `#`
+    ends the directive); ``None`` when no quoting can carry it.
+
+    >>> quote("plain"), quote("a[1-3]%2"), quote('done("x")'), quote("a\\nb")
+    ('plain', '"a[1-3]%2"', '\\'done("x")\\'', None)
+    """
+    if "\n" in value or "\r" in value:
+        return None
+    if value and not (set(value) & SPECIAL):
+        return value
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    return None
+
+
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
+    return LsfWriter(job, reporter or Reporter(), options or WriteOptions()).write()
+
+
+__all__ = ["CAPABILITIES", "LsfWriter", "quote", "write"]
