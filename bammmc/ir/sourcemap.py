@@ -63,7 +63,5 @@ class SourceMap:
             if cut <= 0:
                 break
             probe = probe[:cut]
-        inside = [
-            span for key, span in table.items() if key.startswith((path + ".", path + "["))
-        ]
+        inside = [span for key, span in table.items() if key.startswith((path + ".", path + "["))]
         return min(inside, key=lambda s: (s.line, s.column)) if inside else None
