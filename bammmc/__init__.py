@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from bammmc.diagnostics.model import Diagnostic
     from bammmc.ir.job import Job
+    from bammmc.ir.priority import PriorityBand
+    from bammmc.pipeline import Compiled
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "convert", "emit", "parse"]
@@ -44,8 +46,54 @@ def parse(
 ) -> tuple[Job | None, list[Diagnostic]]:
     """Read one job from ``text`` in format ``fmt`` (detected from ``filename`` or the content
     when ``None``) and validate it."""
+    compiled, diagnostics = _compile(text, fmt, filename, priority_range)
+    return (compiled.job if compiled else None), diagnostics
+
+
+def emit(job: Job, fmt: str, *, priority_range: str | None = None) -> tuple[str, list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``; returns the main file's text."""
+    from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
-    from bammmc.ir.priority import PriorityBand
+    from bammmc.pipeline import emit_job, get_format
+
+    reporter = Reporter()
+    files = emit_job(job, get_format(fmt), reporter, None, WriteOptions(band=_band(priority_range)))
+    return files[0].text, reporter.diagnostics
+
+
+def convert(
+    text: str,
+    src: str | None,
+    dst: str,
+    *,
+    filename: str | None = None,
+    priority_range: str | None = None,
+) -> tuple[str | None, list[Diagnostic]]:
+    """Convert ``text`` from format ``src`` (``None``: detect) to ``dst``; ``None`` on error.
+    The target's diagnostics point at the source text that set each field."""
+    from bammmc.backends import WriteOptions
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import emit_job, get_format
+
+    compiled, diagnostics = _compile(text, src, filename, priority_range)
+    if compiled is None or compiled.job is None or any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    reporter = Reporter(filename)
+    options = WriteOptions(band=_band(priority_range))
+    files = emit_job(compiled.job, get_format(dst), reporter, compiled.source_map, options)
+    return files[0].text, diagnostics + reporter.diagnostics
+
+
+def _band(priority_range: str | None) -> PriorityBand:
+    from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
+
+    return PriorityBand.parse(priority_range) if priority_range else DEFAULT_BAND
+
+
+def _compile(
+    text: str, fmt: str | None, filename: str | None, priority_range: str | None
+) -> tuple[Compiled | None, list[Diagnostic]]:
+    from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import Options, compile_text, get_format
     from bammmc.registry import detect
 
@@ -53,28 +101,5 @@ def parse(
     fmt_obj = get_format(fmt) if fmt else detect(filename, text, reporter)
     if fmt_obj is None:
         return None, reporter.diagnostics
-    options = Options(band=PriorityBand.parse(priority_range) if priority_range else Options().band)
-    compiled = compile_text(text, fmt_obj, reporter, options)
-    job = compiled[0].job if compiled else None
-    return job, reporter.diagnostics
-
-
-def emit(job: Job, fmt: str) -> tuple[str, list[Diagnostic]]:
-    """Write ``job`` in format ``fmt``; returns the main file's text."""
-    from bammmc.diagnostics.model import Reporter
-    from bammmc.pipeline import emit_job, get_format
-
-    reporter = Reporter()
-    files = emit_job(job, get_format(fmt), reporter)
-    return files[0].text, reporter.diagnostics
-
-
-def convert(
-    text: str, src: str | None, dst: str, *, filename: str | None = None
-) -> tuple[str | None, list[Diagnostic]]:
-    """Convert ``text`` from format ``src`` (``None``: detect) to ``dst``; ``None`` on error."""
-    job, diagnostics = parse(text, src, filename=filename)
-    if job is None or any(d.is_error for d in diagnostics):
-        return None, diagnostics
-    out, more = emit(job, dst)
-    return out, diagnostics + more
+    compiled = compile_text(text, fmt_obj, reporter, Options(band=_band(priority_range)))
+    return (compiled[0] if compiled else None), reporter.diagnostics

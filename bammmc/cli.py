@@ -355,6 +355,7 @@ def convert_cmd(
                 container_runtime=container_runtime,
                 lsf_unit=lsf_unit.upper(),
                 sge_memory_resource=sge_memory_resource,
+                band=band,
             ),
         )
         pieces.append(files[0].text)

@@ -16,12 +16,14 @@ import orjson
 from bammmc.diagnostics.model import Diagnostic
 from bammmc.pipeline import Compiled
 
+_RANK = {"exact": 0, "approximated": 1, "lost": 2}
+
 
 def rows(
     compiled: Compiled, target: str, diagnostics: Sequence[Diagnostic] = ()
 ) -> list[dict[str, Any]]:
-    """One row per field the source set; a W2xx/W3xx about the field (or a parent of it) from
-    the backend marks it lost/approximated."""
+    """One row per field the source set; a W2xx/W3xx about the field, a parent of it or a part
+    of its value marks it lost/approximated (the worst one wins)."""
     verdicts: dict[str, tuple[str, str]] = {}
     for d in diagnostics:
         if d.field and d.code[:2] in ("W2", "W3"):
@@ -38,7 +40,11 @@ def rows(
         span = smap.values[path]
         status, code = "exact", None
         for field, verdict in verdicts.items():
-            if path == field or path.startswith((field + ".", field + "[")):
+            # the diagnostic is about this field, a parent of it, or a part of its value
+            # (`spec.dependencies[1]` of a row `spec.dependencies` set by one directive)
+            related = path == field or path.startswith((field + ".", field + "["))
+            related = related or field.startswith((path + ".", path + "["))
+            if related and _RANK[verdict[0]] > _RANK[status]:
                 status, code = verdict
         out.append(
             {

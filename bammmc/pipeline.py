@@ -63,14 +63,16 @@ def compile_text(
         from bammmc.frontends.splat import Read
 
         scanned = fmt.reader().scan(text, reporter)
-        if "unit" in inspect.signature(lowering.lower).parameters:  # LSF: the site's unit
-            job, source_map = lowering.lower(scanned, reporter, unit=options.lsf_unit)
-        elif fmt.name == "sge":  # Grid Engine: the site's memory resource
-            job, source_map = lowering.lower(
-                scanned, reporter, memory_resource=options.sge_memory_resource
-            )
-        else:
-            job, source_map = lowering.lower(scanned, reporter)
+        # each lowering takes the site settings it needs: LSF's unit for bare sizes, Grid
+        # Engine's memory resource, and the priority band for every native priority
+        wanted = inspect.signature(lowering.lower).parameters
+        settings = {
+            "unit": options.lsf_unit,
+            "memory_resource": options.sge_memory_resource,
+            "band": options.band,
+        }
+        kwargs = {k: v for k, v in settings.items() if k in wanted}
+        job, source_map = lowering.lower(scanned, reporter, **kwargs)
         reads = [Read(job, source_map)]
     for read in reads:
         job = read.job

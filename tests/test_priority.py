@@ -238,3 +238,48 @@ def test_wider_band_reduces_slurm_nice_loss() -> None:
 def test_unknown_scheduler() -> None:
     with pytest.raises(KeyError):
         to_native(500, "moab")
+
+
+# ---- the band through readers and writers -------------------------------------------------
+
+BAND_CONVERSIONS = [
+    # (source format, source line, band, target, expected native line in the output)
+    ("slurm", "#SBATCH --priority=1000", "0:1000", "pbs", "#PBS -p 1023"),
+    ("slurm", "#SBATCH --priority=1000", "0:100000", "pbs", "#PBS -p 1023"),
+    ("slurm", "#SBATCH --priority=500", "0:100000", "slurm", "#SBATCH --priority=500"),
+    ("pbs", "#PBS -p 1023", "0:100000", "slurm", "#SBATCH --priority=1000"),
+    ("pbs", "#PBS -p -1024", "-100:100", "slurm", "#SBATCH --priority=0"),
+    ("pbs", "#PBS -p 0", "-100:100", "pbs", "#PBS -p 0"),
+]
+
+
+@pytest.mark.parametrize(("src", "line", "band", "dst", "want"), BAND_CONVERSIONS)
+def test_band_through_conversion(src: str, line: str, band: str, dst: str, want: str) -> None:
+    """`--priority-range` reaches both the reader's and the writer's native mapping."""
+    from click.testing import CliRunner
+
+    from bammmc.cli import main
+
+    text = f"#!/bin/bash\n{line}\necho hi\n"
+    result = CliRunner().invoke(
+        main, ["convert", "-", "--from", src, "--to", dst, "--priority-range", band], input=text
+    )
+    assert result.exit_code == 0, result.output
+    assert want in result.stdout.splitlines()
+
+
+@pytest.mark.parametrize(("band", "value"), [("0:1000", 300), ("0:100000", 30000)])
+def test_band_sets_the_splat_value(band: str, value: int) -> None:
+    """The SPLAT value is on the chosen band: Slurm 300 of 0..1000 is 30% of the way up."""
+    from click.testing import CliRunner
+
+    from bammmc.cli import main
+
+    text = "#!/bin/bash\n#SBATCH --priority=300\necho hi\n"
+    result = CliRunner().invoke(
+        main,
+        ["convert", "-", "--from", "slurm", "--to", "splat", "--priority-range", band],
+        input=text,
+    )
+    assert result.exit_code == 0, result.output
+    assert f"priority: {value}" in result.stdout

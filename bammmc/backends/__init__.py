@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
+
 
 @dataclass(frozen=True)
 class OutputFile:
@@ -24,3 +26,5 @@ class WriteOptions:
     sge_memory_resource: str = "h_vmem"
     #: the site's `LSF_UNIT_FOR_LIMITS` (LSF writes explicit units anyway; kept for the notes)
     lsf_unit: str = "KB"
+    #: the canonical priority band (`--priority-range`) that `schedule.priority` is on
+    band: PriorityBand = DEFAULT_BAND

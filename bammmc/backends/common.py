@@ -2,14 +2,105 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any, Final, Protocol
+
 import msgspec
 
 from bammmc.ir.job import Extensions, Spec
 
+_R = "resources"
+_MEM = (f"{_R}.memoryPerTask",)
+_GPU = (f"{_R}.gpu", f"{_R}.genericResources")
+_SHAPE = (f"{_R}.nodes", f"{_R}.tasks", f"{_R}.tasksPerNode", f"{_R}.cpusPerTask")
+_OUT = ("output.stdout", "output.stderr", "output.mergeStderr")
+
+#: Raw forms a reader keeps next to the portable fields it also set from the same option: for
+#: another target the raw form is not written, but its meaning is, as far as the portable
+#: fields reach (W301 while one of them is set, W201 otherwise). Paths are under `spec.`.
+MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
+    "slurm": {
+        "mem": _MEM,
+        "mem_per_cpu": _MEM,
+        "gres": _GPU,
+        "gpus": _GPU,
+        "gpus_per_node": _GPU,
+        "gpus_per_task": _GPU,
+        "gpus_per_socket": _GPU,
+        "nodes": (f"{_R}.nodes",),
+        "partition": ("schedule.queue",),
+        "time_min": ("schedule.walltimeMin",),
+        "begin": ("schedule.beginAfter",),
+        "deadline": ("schedule.deadline",),
+        "priority": ("schedule.priority",),
+        "dependency": ("dependencies",),
+        "mail_type": ("notifications.events",),
+        "signal": ("schedule.signalBeforeEnd",),
+        "output": _OUT,
+        "error": _OUT,
+        "input": ("execution.stdin",),
+        "export": ("execution.environment",),
+    },
+    "pbs": {
+        "mpiprocs_per_chunk": (f"{_R}.tasksPerNode",),
+        "mixed_chunks": _SHAPE,
+        "select": _SHAPE,
+        "nodes": _SHAPE,
+        "mem": _MEM,
+        "place": ("placement",),
+        "join": _OUT,
+        "output": _OUT,
+        "error": _OUT,
+        "mail_points": ("notifications.events",),
+        "priority": ("schedule.priority",),
+        "begin": ("schedule.beginAfter",),
+        "dependency": ("dependencies",),
+        "stagein": ("fileStaging",),
+        "stageout": ("fileStaging",),
+    },
+    "lsf": {
+        "mem_limit": _MEM,
+        "rusage_string": (*_MEM, *_GPU),
+        "gpu_options": _GPU,
+        "select": ("placement.constraint",),
+        "span": _SHAPE,
+        "affinity": (f"{_R}.cpusPerTask",),
+        "resreq": _SHAPE,
+        "max_tasks": (f"{_R}.tasks",),
+        "queues": ("schedule.queue",),
+        "priority": ("schedule.priority",),
+        "dependency": ("dependencies",),
+        "begin": ("schedule.beginAfter",),
+        "deadline": ("schedule.deadline",),
+        "run_limit": ("schedule.walltime",),
+        "files": ("fileStaging",),
+        "env": ("execution.environment",),
+        "outdir": _OUT,
+        "error_open_mode": ("output.openMode",),
+        "compute_unit": ("placement",),
+        "cu": ("placement",),
+    },
+    "sge": {
+        "pe": _SHAPE,
+        "pe_slots": _SHAPE,
+        "memory_resource": _MEM,
+        "slot_memory": _MEM,
+        "priority": ("schedule.priority",),
+        "begin": ("schedule.beginAfter",),
+        "output": _OUT,
+        "error": _OUT,
+        "input": ("execution.stdin",),
+        "shell": ("execution.shell",),
+        "mail_points": ("notifications.events",),
+        "export": ("execution.environment",),
+        "hold_jid": ("dependencies",),
+    },
+}
+
 
 def foreign_extensions(spec: Spec, own: tuple[str, ...]) -> list[str]:
-    """The `extensions.<scheduler>` blocks the job sets that belong to other schedulers (a
-    backend reports each as lost): every block of the model, so a new one is never missed.
+    """The `extensions.<scheduler>` blocks the job sets that belong to other schedulers:
+    every block of the model, so a new one is never missed.
 
     >>> from bammmc.ir.job import PbsExt
     >>> foreign_extensions(Spec(extensions=Extensions(pbs=PbsExt(aoe="x"))), ("slurm",))
@@ -19,3 +110,55 @@ def foreign_extensions(spec: Spec, own: tuple[str, ...]) -> list[str]:
         return []
     names = [f.name for f in msgspec.structs.fields(Extensions)]
     return [n for n in names if n not in own and getattr(spec.extensions, n) is not None]
+
+
+def foreign_keys(spec: Spec, own: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """Every key of every other scheduler's extensions block, as ``(path, carried)``:
+    ``carried`` names the portable field that holds the key's meaning for this target (the
+    key is approximated), or is None (the key is lost).
+
+    >>> from bammmc.ir.job import Resources, SlurmExt
+    >>> from bammmc.ir.values import Size
+    >>> ext = Extensions(slurm=SlurmExt(mem=Size.parse("8Gi"), comment="x"))
+    >>> foreign_keys(Spec(extensions=ext), ("pbs",))
+    [('spec.extensions.slurm.mem', None), ('spec.extensions.slurm.comment', None)]
+    >>> spec = Spec(resources=Resources(memory_per_task=Size.parse("8Gi")), extensions=ext)
+    >>> foreign_keys(spec, ("pbs",))[0]
+    ('spec.extensions.slurm.mem', 'spec.resources.memoryPerTask')
+    """
+    out: list[tuple[str, str | None]] = []
+    for name in foreign_extensions(spec, own):
+        block = getattr(spec.extensions, name)
+        mirrors = MIRRORS.get(name, {})
+        for f in msgspec.structs.fields(block):
+            if getattr(block, f.name) is None:
+                continue
+            carried = next((p for p in mirrors.get(f.name, ()) if _is_set(spec, p)), None)
+            out.append((f"spec.extensions.{name}.{f.encode_name}", carried and f"spec.{carried}"))
+    return out
+
+
+def _is_set(node: Any, path: str) -> bool:
+    for part in path.split("."):
+        node = getattr(node, re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower(), None)
+        if node is None:
+            return False
+    return True
+
+
+class _Reports(Protocol):
+    def lost(self, path: str, why: str) -> None: ...
+    def approximated(self, path: str, how: str) -> None: ...
+
+
+def report_foreign(writer: _Reports, spec: Spec, own: tuple[str, ...]) -> None:
+    """Report each key of other schedulers' extensions: approximated (W301) when a portable
+    field carries its meaning to this target, lost (W201) otherwise."""
+    for path, carried in foreign_keys(spec, own):
+        scheduler = path.split(".")[2]
+        if carried:
+            writer.approximated(
+                path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
+            )
+        else:
+            writer.lost(path, f"it only means something to {scheduler}")

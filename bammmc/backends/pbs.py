@@ -17,13 +17,13 @@ from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import foreign_extensions
+from bammmc.backends.common import report_foreign
 from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import Size, Template
+from bammmc.ir.values import Size, Template, is_digits
 
 MAIL_LETTERS: Final = {"fail": "a", "begin": "b", "end": "e"}
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
@@ -66,6 +66,9 @@ class PbsWriter:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        self.reported: set[tuple[str, str, str]] = set()
+        #: each chunk holds one task (tasks without nodes): per-node amounts do not fit
+        self.chunk_is_task = False
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.pbs if ext and ext.pbs else PbsExt()
@@ -77,6 +80,8 @@ class PbsWriter:
         return "Torque" if self.DIALECT == "torque" else "PBS"
 
     def lost(self, path: str, why: str) -> None:
+        if self.once("W201", path, why):
+            return
         self.reporter.report(
             "W201",
             f"`{path}` cannot be expressed for {self.label} and was dropped",
@@ -85,7 +90,16 @@ class PbsWriter:
             help="keep the information elsewhere, or convert to a scheduler that supports it",
         )
 
+    def once(self, code: str, path: str, text: str) -> bool:
+        """True if this very diagnostic was already given (the same chunk written twice)."""
+        key = (code, path, text)
+        seen = key in self.reported
+        self.reported.add(key)
+        return seen
+
     def approximated(self, path: str, how: str) -> None:
+        if self.once("W301", path, how):
+            return
         self.reporter.report(
             "W301",
             f"`{path}` is approximated for {self.label}: {how}",
@@ -219,7 +233,9 @@ class PbsWriter:
         if ext.priority is not None:
             self.opt("p", ext.priority)
         elif sched.priority is not None:
-            self.opt("p", to_native(sched.priority, "pbs"), "spec.schedule.priority")
+            self.opt(
+                "p", to_native(sched.priority, "pbs", self.options.band), "spec.schedule.priority"
+            )
         if sched.hold:
             self.opt("h")
         if ext.begin is not None:
@@ -283,12 +299,15 @@ class PbsWriter:
         for name, value in (ext.resources or {}).items():
             self.opt("l", f"{name}={value}")
 
-    def chunk_shape(self, res: Resources) -> tuple[int, int, int]:
-        """Chunks, tasks per chunk and CPUs per task from the IR."""
+    def chunk_shape(self, res: Resources) -> tuple[int, int, int, int]:
+        """Chunks, tasks per chunk and CPUs per task from the IR, and the tasks of one more,
+        smaller chunk when the tasks do not fill the last one (0 when they do)."""
         nodes, tpn, tasks = res.nodes, res.tasks_per_node, res.tasks
+        rest = 0
         if tpn is None and tasks is not None:
             if nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
+                self.chunk_is_task = True
             elif tasks % nodes == 0:
                 tpn = tasks // nodes
             else:
@@ -297,6 +316,11 @@ class PbsWriter:
                     "spec.resources.tasks",
                     f"{tasks} tasks on {nodes} nodes written as {tpn} per node",
                 )
+        elif tpn is not None and tasks is not None and nodes is None:
+            # as Slurm's `-n 10 --ntasks-per-node=4`: full chunks and one for the rest
+            nodes, rest = divmod(tasks, tpn)
+            if nodes == 0:
+                nodes, tpn, rest = 1, tasks, 0
         elif tpn is not None and tasks is not None and nodes is not None and tasks != nodes * tpn:
             self.approximated(
                 "spec.resources.tasks",
@@ -310,48 +334,66 @@ class PbsWriter:
                 self.approximated(
                     "spec.resources.cpusPerTask", f"{cores} CPUs rounded up to {cpus}"
                 )
-        return nodes or 1, tpn or 1, cpus
+        return nodes or 1, tpn or 1, cpus, rest
 
     def chunks(self, res: Resources) -> None:
         if res == Resources():
             return
-        nodes, tpn, cpus = self.chunk_shape(res)
-        parts = [str(nodes), f"ncpus={tpn * cpus}", f"mpiprocs={tpn}"]
+        nodes, tpn, cpus, rest = self.chunk_shape(res)
+        if res.disk_per_task is not None:
+            self.lost("spec.resources.diskPerTask", "scratch space is a site-defined PBS resource")
+        if res.gpu is not None and res.gpu.type is not None:
+            self.lost(
+                "spec.resources.gpu.type", "GPU models are site-defined custom resources in PBS"
+            )
+        if self.DIALECT != "pbs":
+            if rest:
+                self.approximated(
+                    "spec.resources.tasks",
+                    f"{res.tasks} tasks written as {nodes + 1} nodes of {tpn}",
+                )
+            self.torque_nodes(nodes + (1 if rest else 0), tpn, cpus, res)
+            return
+        total = nodes + (1 if rest else 0)
+        select = self.chunk(nodes, tpn, cpus, total, res)
+        if rest:
+            select += "+" + self.chunk(1, rest, cpus, total, res)
+        self.opt("l", "select=" + select, "spec.resources")
+
+    def chunk(self, count: int, tpn: int, cpus: int, total: int, res: Resources) -> str:
+        """One `select` term: ``count`` chunks of ``tpn`` tasks (``total`` chunks in all)."""
+        parts = [str(count), f"ncpus={tpn * cpus}", f"mpiprocs={tpn}"]
         if self.ext.ompthreads_per_chunk is not None:
             parts.append(f"ompthreads={self.ext.ompthreads_per_chunk}")
         mem = res.memory_per_task
         if mem is not None:
-            parts.append(f"mem={pbs_size(self.per_chunk(mem, tpn, cpus, nodes, res))}")
-        if res.disk_per_task is not None:
-            self.lost("spec.resources.diskPerTask", "scratch space is a site-defined PBS resource")
+            parts.append(f"mem={pbs_size(self.per_chunk(mem, tpn, cpus, total, res))}")
         gpu = res.gpu
         if gpu is not None and gpu.count is not None:
-            count = gpu.count
-            scope = count.scope or "task"
+            count_ = gpu.count
+            scope = count_.scope or "task"
             factors: dict[str, Fraction] = {
                 "task": Fraction(tpn),
                 "node": Fraction(1),
                 "chunk": Fraction(1),
-                "job": Fraction(1, nodes),
+                "job": Fraction(1, total),
             }
-            amount = count.amount * factors.get(scope, Fraction(1))
+            if scope == "node" and self.chunk_is_task:
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    "GPUs per node written per chunk, and each chunk here is one task",
+                )
+            amount = count_.amount * factors.get(scope, Fraction(1))
             whole = -(-amount.numerator // amount.denominator)
             if whole != amount:
                 self.approximated(
                     "spec.resources.gpu.count", f"{amount} GPUs per chunk rounded up to {whole}"
                 )
             parts.append(f"ngpus={whole}")
-            if gpu.type is not None:
-                self.lost(
-                    "spec.resources.gpu.type", "GPU models are site-defined custom resources in PBS"
-                )
-        for name, count in (res.generic_resources or {}).items():
-            whole = -(-count.amount.numerator // count.amount.denominator)
+        for name, amount_ in (res.generic_resources or {}).items():
+            whole = -(-amount_.amount.numerator // amount_.amount.denominator)
             parts.append(f"{name}={whole}")
-        if self.DIALECT == "pbs":
-            self.opt("l", "select=" + ":".join(parts), "spec.resources")
-        else:
-            self.torque_nodes(nodes, tpn, cpus, res)
+        return ":".join(parts)
 
     def torque_nodes(self, nodes: int, tpn: int, cpus: int, res: Resources) -> None:
         spec = [str(nodes)]
@@ -387,6 +429,11 @@ class PbsWriter:
         if scope == "task":
             return mem.bytes * tpn
         if scope in ("node", "chunk"):
+            if scope == "node" and self.chunk_is_task:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    "memory per node written per chunk, and each chunk here is one task",
+                )
             return mem.bytes
         if scope == "cpu":
             return mem.bytes * tpn * cpus
@@ -466,7 +513,13 @@ class PbsWriter:
             for i, dep in enumerate(self.spec.dependencies or ()):
                 path = f"spec.dependencies[{i}]"
                 if dep.scheme in ("afterok", "afternotok", "afterany", "after") and dep.value:
-                    groups.setdefault(dep.scheme, []).append(dep.value)
+                    ref = pbs_job_ref(dep.value)
+                    if ref is None:
+                        self.lost(
+                            path, f"`{dep.value}` is not a PBS job id; PBS depends on ids only"
+                        )
+                        continue
+                    groups.setdefault(dep.scheme, []).append(ref)
                     if dep.count is not None:
                         self.approximated(
                             path, "waiting for some array elements becomes waiting for all"
@@ -608,10 +661,7 @@ class PbsWriter:
             if present:
                 self.lost(path, "qsub has no option for it")
         if spec.extensions:
-            for name in foreign_extensions(spec, ("pbs",)):
-                self.lost(
-                    f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler"
-                )
+            report_foreign(self, spec, ("pbs", "torque"))
 
 
 def quote(value: str) -> str:
@@ -658,3 +708,27 @@ def write(
 
 __all__ = ["CAPABILITIES", "PbsWriter", "write"]
 _unused: Any = None
+
+
+def pbs_job_ref(value: str) -> str | None:
+    """A job id as PBS writes it in `-W depend=` (`123`, `123.server`, `123[]`, `123[4]`),
+    from that or from a Slurm array reference (`123_4` → `123[4]`, `123_*` → `123[]`);
+    None for anything else (a job name, a shell variable)."""
+    seq, dot, server = value.partition(".")
+    if dot and not (server and all(c.isalnum() or c in "-_." for c in server)):
+        return None
+    job, under, index = seq.partition("_")
+    if under:
+        if index == "*":
+            seq = f"{job}[]"
+        elif is_digits(index):
+            seq = f"{job}[{index}]"
+        else:
+            return None
+    else:
+        job, bracket, rest = seq.partition("[")
+        if bracket and not (rest == "]" or (rest.endswith("]") and is_digits(rest[:-1]))):
+            return None
+    if not is_digits(job):
+        return None
+    return seq + dot + server

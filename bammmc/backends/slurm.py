@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import foreign_extensions
+from bammmc.backends.common import report_foreign
 from bammmc.backends.container import in_container
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
@@ -323,7 +323,11 @@ def _component(
     if ext.priority is not None:
         w.opt("priority", ext.priority)
     elif sched.priority is not None:
-        w.opt("priority", to_native(sched.priority, "slurm"), f"{prefix}.schedule.priority")
+        w.opt(
+            "priority",
+            to_native(sched.priority, "slurm", w.options.band),
+            f"{prefix}.schedule.priority",
+        )
         w.approximated(
             f"{prefix}.schedule.priority",
             "only Slurm operators and administrators may set `--priority`; for other users "
@@ -848,8 +852,7 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
             + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
         )
     if spec.extensions:
-        for name in foreign_extensions(spec, ("slurm",)):
-            w.lost(f"spec.extensions.{name}", f"`extensions.{name}` only applies to that scheduler")
+        report_foreign(w, spec, ("slurm",))
 
 
 def emit_duration(d: Duration) -> str:

@@ -312,7 +312,7 @@ def test_slurm_minutes_seconds_become_whole_minutes() -> None:
 def test_cpu_time_is_not_cpus_on_slurm() -> None:
     out, diags = bammmc.convert(SH + "#BSUB -c 10:00\n" + BODY, "lsf", "slurm")
     assert out is not None and "--cpus-per-task" not in out and "--time" not in out
-    assert "spec.extensions.lsf" in {d.field for d in diags}
+    assert any((d.field or "").startswith("spec.extensions.lsf") for d in diags)
 
 
 def test_directives_anywhere_and_comments() -> None:

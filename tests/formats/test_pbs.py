@@ -305,3 +305,109 @@ def test_pbs_to_slurm_keeps_the_shape() -> None:
     ):
         assert line in out
     assert 'export PBS_O_WORKDIR="${SLURM_SUBMIT_DIR}"' in out
+
+
+# ── writing from other formats: the chunk shape and dependency ids ────────────────────────
+
+FROM_SLURM = [
+    # (Slurm directives, lines the PBS output has, codes and fields of the diagnostics)
+    (
+        "-n 10 --ntasks-per-node=4 -c 2",  # 4+4+2 tasks, exactly
+        ["#PBS -l select=2:ncpus=8:mpiprocs=4+1:ncpus=4:mpiprocs=2"],
+        [],
+    ),
+    ("-n 8 --ntasks-per-node=4", ["#PBS -l select=2:ncpus=4:mpiprocs=4"], []),
+    ("-n 2 --ntasks-per-node=4", ["#PBS -l select=1:ncpus=2:mpiprocs=2"], []),
+    (
+        "-n 6 --ntasks-per-node=4 --mem-per-cpu=1G",
+        ["#PBS -l select=1:ncpus=4:mpiprocs=4:mem=4gb+1:ncpus=2:mpiprocs=2:mem=2gb"],
+        # Slurm's per-CPU memory grows with the CPUs Slurm allocates; PBS's per chunk does not
+        [("W301", "spec.extensions.slurm.mem_per_cpu")],
+    ),
+    (
+        "-n 5 --ntasks-per-node=2 --gpus-per-task=1",
+        ["#PBS -l select=2:ncpus=2:mpiprocs=2:ngpus=2+1:ncpus=1:mpiprocs=1:ngpus=1"],
+        [("W301", "spec.extensions.slurm.gpus_per_task")],
+    ),
+    # tasks without nodes are one chunk each: per-node amounts cannot be written exactly
+    (
+        "-n 4 --gres=gpu:2",
+        ["#PBS -l select=4:ncpus=1:mpiprocs=1:ngpus=2"],
+        [("W301", "spec.resources.gpu.count"), ("W301", "spec.extensions.slurm.gres")],
+    ),
+    # job ids: PBS takes ids only, and Slurm's array element forms have PBS spellings
+    ("-d afterok:123_4", ["#PBS -W depend=afterok:123[4]"], []),
+    ("-d afterany:123_*", ["#PBS -W depend=afterany:123[]"], []),
+]
+
+
+@pytest.mark.parametrize(("directives", "lines", "diagnostics"), FROM_SLURM)
+def test_from_slurm(directives: str, lines: list[str], diagnostics: list[tuple[str, str]]) -> None:
+    out, diags = bammmc.convert(f"{SH}#SBATCH {directives}\nsrun ./app\n", "slurm", "pbs")
+    assert out is not None
+    for line in lines:
+        assert line in out.splitlines(), out
+    mine = [
+        (d.code, d.field)
+        for d in diags
+        if d.field and d.field.startswith("spec.") and d.field != "spec.execution.script"
+    ]
+    assert mine == diagnostics
+
+
+def test_remainder_chunk_reads_back_as_written() -> None:
+    out, _ = bammmc.convert(f"{SH}#SBATCH -n 10 --ntasks-per-node=4\nsrun ./app\n", "slurm", "pbs")
+    assert out is not None
+    job, diags = read(out)
+    assert not [d for d in diags if d.is_error]
+    mixed = job["spec"]["extensions"]["pbs"]["mixed_chunks"]
+    assert mixed == "2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2"
+    assert (
+        sum(
+            int(term.split(":")[0]) * int(term.split("mpiprocs=")[1].split(":")[0])
+            for term in mixed.split("+")
+        )
+        == 10
+    )
+
+
+DEPENDENCY_VALUES = [
+    # (SPLAT dependency value, PBS text or None when it is lost)
+    ("123", "123"),
+    ("123.pbs01", "123.pbs01"),
+    ("123[]", "123[]"),
+    ("123[7].pbs01", "123[7].pbs01"),
+    ("123_7", "123[7]"),
+    ("prepare", None),  # a job name (LSF `done(prepare)`)
+    ("$PREV", None),
+    ("12a", None),
+    ("123[x]", None),
+    ("123.", None),
+]
+
+
+@pytest.mark.parametrize(("value", "written"), DEPENDENCY_VALUES)
+def test_dependency_values(value: str, written: str | None) -> None:
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  dependencies:\n"
+        f"    - scheme: afterok\n      value: '{value}'\n",
+        "splat",
+    )
+    assert job is not None
+    out, diags = bammmc.emit(job, "pbs")
+    if written is None:
+        assert "depend=" not in out
+        assert [(d.code, d.field) for d in diags] == [("W201", "spec.dependencies[0]")]
+    else:
+        assert f"#PBS -W depend=afterok:{written}" in out.splitlines()
+        assert diags == []
+
+
+def test_placeholder_dependency_round_trips_as_written() -> None:
+    """`afterok:jobid` in a template is kept as text, not made portable and then lost."""
+    text = f"{SH}#PBS -W depend=afterok:jobid\n{BODY}"
+    job, diags = read(text)
+    assert not [d for d in diags if d.is_error]
+    assert job["spec"]["extensions"]["pbs"]["dependency"] == "afterok:jobid"
+    out, _ = bammmc.convert(text, "pbs", "pbs")
+    assert out is not None and "#PBS -W depend=afterok:jobid" in out.splitlines()

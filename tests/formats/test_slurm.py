@@ -87,10 +87,12 @@ READ = [
         spec(resources={"memoryPerTask": "16Gi"}),
     ),
     (
-        "mem per node without tasks per node stays per node",
+        "mem per node with sbatch's default of one task per node",
         "--mem=64G -N 2",
-        spec(extensions={"slurm": {"mem": "64Gi/node"}}),
+        spec(resources={"memoryPerTask": "64Gi"}, extensions={"slurm": {"mem": "64Gi/node"}}),
     ),
+    ("mem alone: one task on one node", "--mem=8G", spec(resources={"memoryPerTask": "8Gi"})),
+    ("as many tasks as nodes", "-N 3 -n 3 --mem=8G", spec(resources={"memoryPerTask": "8Gi"})),
     ("mem=0 is the whole node, not zero", "--mem=0", spec(extensions={"slurm": {"mem": 0}})),
     (
         "mem-per-cpu times cpus per task",
@@ -282,6 +284,23 @@ def test_read(name: str, directives: str, expected: dict[str, Any]) -> None:
     job, diags = read(f"{SH}#SBATCH {directives}\n{BODY}")
     assert [d for d in diags if d.is_error] == []
     subset(expected, job)
+
+
+# memory per node that has no exact per-task size: the tasks may spread unevenly over nodes
+MEM_STAYS_PER_NODE = [
+    "--mem=64G -N 2 -n 8",
+    "--mem=64G --nodes=2-4 -n 2",
+    "--mem=10G -N 1 -n 3",
+    "--mem=0",
+]
+
+
+@pytest.mark.parametrize("directives", MEM_STAYS_PER_NODE)
+def test_mem_stays_per_node(directives: str) -> None:
+    job, diags = read(f"{SH}#SBATCH {directives}\n{BODY}")
+    assert [d for d in diags if d.is_error] == []
+    assert "memoryPerTask" not in job["spec"].get("resources", {})
+    assert "mem" in job["spec"]["extensions"]["slurm"]
 
 
 # ── reading: diagnostics ──────────────────────────────────────────────────────────────────

@@ -19,11 +19,12 @@ from typing import Any, Final
 
 import msgspec
 
+from bammmc.backends.pbs import pbs_job_ref
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.pbs import PbsScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
-from bammmc.ir.priority import from_native, to_native
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template, is_digits
 from bammmc.passes.lower.slurm import _Builder, _keep_values
@@ -62,10 +63,12 @@ class Invalid(Exception):
     pass
 
 
-def lower(script: PbsScript, reporter: Reporter) -> tuple[Job | None, SourceMap]:
+def lower(
+    script: PbsScript, reporter: Reporter, band: PriorityBand = DEFAULT_BAND
+) -> tuple[Job | None, SourceMap]:
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
-    b = _Builder(reporter, "", source_map)
+    b = _Builder(reporter, "", source_map, band=band)
     b.data = {"apiVersion": API_VERSION, "kind": "Job"}
     torque = script.dialect == "torque"
     last: dict[str, Occurrence] = {}
@@ -204,9 +207,9 @@ def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict
             ) from None
         if not -1024 <= native <= 1023:
             raise _invalid(reporter, occ, f"`-p {value}` is outside -1024..1023", "write `-p 0`")
-        band = from_native(native, "pbs")
+        band = from_native(native, "pbs", b.band)
         b.set("spec.schedule.priority", band, occ)
-        if to_native(band, "pbs") != native:  # the band cannot carry every native step
+        if to_native(band, "pbs", b.band) != native:  # the band cannot carry every native step
             _ext(b, "priority", native, occ)
     elif letter == "h":
         b.set("spec.schedule.hold", True, occ)
@@ -380,6 +383,8 @@ def _depend(value: str, occ: Occurrence, b: _Builder) -> None:
             raise _invalid(b.reporter, occ, f"`{kind}` needs a job id", f"write `{kind}:1234`")
         if kind in PORTABLE_DEPENDENCIES:
             portable += [{"scheme": kind, "value": a} for a in args]
+            # a name or a placeholder (`afterok:jobid`) is not portable: keep the text
+            exact = exact and all(pbs_job_ref(a) == a for a in args)
         else:
             exact = False
     if portable:

@@ -20,7 +20,13 @@ from bammmc.backends.slurm_options import EXT_FLAGS, EXT_INTS, EXT_STRINGS, SLUR
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.slurm import Occurrence, SlurmScript, parser
 from bammmc.ir.job import API_VERSION, Job
-from bammmc.ir.priority import NATIVE_RANGES
+from bammmc.ir.priority import (
+    DEFAULT_BAND,
+    NATIVE_RANGES,
+    PriorityBand,
+    from_native,
+    to_native,
+)
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import (
     Count,
@@ -110,6 +116,8 @@ class _Builder:
     prefix: str
     source_map: SourceMap
     data: dict[str, Any] = field(default_factory=dict)
+    #: the canonical band native priorities are mapped onto (`--priority-range`)
+    band: PriorityBand = DEFAULT_BAND
 
     def set(self, path: str, value: Any, occ: Occurrence) -> None:
         node = self.data
@@ -132,17 +140,21 @@ class _Builder:
         self.set(f"spec.extensions.slurm.{key}", value, occ)
 
 
-def lower(script: SlurmScript, reporter: Reporter) -> tuple[Job | None, SourceMap]:
+def lower(
+    script: SlurmScript, reporter: Reporter, band: PriorityBand = DEFAULT_BAND
+) -> tuple[Job | None, SourceMap]:
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
-    top = _Builder(reporter, "", source_map)
+    top = _Builder(reporter, "", source_map, band=band)
     top.data = {"apiVersion": API_VERSION, "kind": "Job"}
     _component(script.components[0], top, first=True)
     if script.script:
         top.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
     comps = []
     for n, occs in enumerate(script.components[1:], 1):
-        comp = _Builder(reporter, f"spec.extensions.slurm.het_components[{n - 1}]", source_map)
+        comp = _Builder(
+            reporter, f"spec.extensions.slurm.het_components[{n - 1}]", source_map, band=band
+        )
         _component(occs, comp, first=False)
         comps.append(_het_component(comp.data))
     if comps:
@@ -379,7 +391,10 @@ def _option(
         _when(name, occ, b)
     elif name == "priority":
         if value and is_digits(value) and int(value) <= NATIVE_RANGES["slurm"].high:
-            b.set("spec.schedule.priority", int(value), occ)
+            band_value = from_native(int(value), "slurm", b.band)
+            b.set("spec.schedule.priority", band_value, occ)
+            if to_native(band_value, "slurm", b.band) != int(value):
+                b.ext("priority", value, occ)  # the band cannot carry every native step
         elif value and (is_digits(value) or value.upper() == "TOP"):
             b.ext("priority", value, occ)
         else:
@@ -656,8 +671,17 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
             return
         b.ext("mem", _size(per_node, "node") if per_node else Size.parse(0), occ)
         per_node_tasks = res.get("tasksPerNode")
-        if per_node_tasks is None and res.get("nodes") == 1 and res.get("tasks"):
-            per_node_tasks = res["tasks"]
+        tasks, nodes = res.get("tasks"), res.get("nodes")
+        if per_node_tasks is None and tasks is None:
+            per_node_tasks = 1  # sbatch's default: one task on each node
+        elif per_node_tasks is None and nodes == 1:
+            per_node_tasks = tasks
+        elif (
+            per_node_tasks is None
+            and tasks == nodes
+            and b.get("spec.extensions.slurm.nodes") is None
+        ):
+            per_node_tasks = 1  # as many tasks as nodes: Slurm puts one on each
         if per_node and per_node_tasks and per_node % per_node_tasks == 0:
             b.set("spec.resources.memoryPerTask", _size(per_node // per_node_tasks), occ)
 

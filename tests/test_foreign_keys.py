@@ -1,0 +1,54 @@
+"""Other schedulers' extension keys: each reported by name, lost or carried (W201 / W301)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+import bammmc
+from bammmc.backends.common import MIRRORS
+from bammmc.ir.job import Extensions
+
+
+@pytest.mark.parametrize("scheduler", sorted(MIRRORS))
+def test_mirror_table_names_real_keys(scheduler: str) -> None:
+    """A misspelt key in the table would silently never match."""
+    block = next(f for f in msgspec.structs.fields(Extensions) if f.name == scheduler)
+    ext_type = next(t for t in block.type.__args__ if t is not type(None))
+    keys = {f.name for f in msgspec.structs.fields(ext_type)}
+    assert set(MIRRORS[scheduler]) <= keys
+
+
+SLURM_TO_PBS = [
+    # (Slurm directive, foreign key, expected code)
+    ("--mem=8G", "spec.extensions.slurm.mem", "W301"),  # one task: memoryPerTask carries it
+    ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "W201"),  # nothing carries it
+    ("--comment=hello", "spec.extensions.slurm.comment", "W201"),
+    ("--nodes=2-4", "spec.extensions.slurm.nodes", "W301"),
+    ("--gres=gpu:2", "spec.extensions.slurm.gres", "W301"),
+]
+
+
+@pytest.mark.parametrize(("directive", "path", "code"), SLURM_TO_PBS)
+def test_slurm_keys_for_pbs(directive: str, path: str, code: str) -> None:
+    _, diags = bammmc.convert(f"#!/bin/bash\n#SBATCH {directive}\nsrun x\n", "slurm", "pbs")
+    found = [d.code for d in diags if d.field == path]
+    assert found == [code]
+    assert not [d for d in diags if d.field == "spec.extensions.slurm"]  # no block-wide report
+
+
+def test_pbs_keys_for_slurm() -> None:
+    text = "#!/bin/bash\n#PBS -l cput=10:00:00\n#PBS -W depend=before:12\ncd x\n"
+    _, diags = bammmc.convert(text, "pbs", "slurm")
+    fields = {(d.code, d.field) for d in diags if d.field and ".extensions." in d.field}
+    assert fields == {
+        ("W201", "spec.extensions.pbs.cput"),
+        ("W201", "spec.extensions.pbs.dependency"),
+    }
+
+
+def test_foreign_keys_report_their_source_line() -> None:
+    text = "#!/bin/bash\n#SBATCH -J a\n#SBATCH --comment=hello\nsrun x\n"
+    _, diags = bammmc.convert(text, "slurm", "pbs")
+    (diag,) = [d for d in diags if d.field == "spec.extensions.slurm.comment"]
+    assert diag.span is not None and diag.span.line == 3
