@@ -52,3 +52,30 @@ def test_foreign_keys_report_their_source_line() -> None:
     _, diags = bammmc.convert(text, "slurm", "pbs")
     (diag,) = [d for d in diags if d.field == "spec.extensions.slurm.comment"]
     assert diag.span is not None and diag.span.line == 3
+
+
+FOREIGN = {
+    "slurm": ("comment: hi", "spec.extensions.slurm.comment"),
+    "pbs": ("aoe: rhel8", "spec.extensions.pbs.aoe"),
+    "lsf": ("login_shell: /bin/bash", "spec.extensions.lsf.login_shell"),
+    "sge": ("ckpt: blcr", "spec.extensions.sge.ckpt"),
+}
+
+
+WRITERS = {"slurm": "slurm", "pbs": "pbs", "torque": "pbs", "lsf": "lsf", "sge": "sge"}
+
+
+@pytest.mark.parametrize(
+    ("target", "block"),
+    [(t, b) for t, own in WRITERS.items() for b in sorted(FOREIGN) if b != own],
+)
+def test_every_writer_reports_every_foreign_key(target: str, block: str) -> None:
+    line, path = FOREIGN[block]
+    job, _ = bammmc.parse(
+        f"apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  extensions:\n    {block}:\n"
+        f"      {line}\n",
+        "splat",
+    )
+    assert job is not None
+    _, diags = bammmc.emit(job, target)
+    assert [(d.code, d.field) for d in diags] == [("W201", path)]

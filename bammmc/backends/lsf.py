@@ -15,17 +15,21 @@ Siblings: ``frontends/lsf.py``, ``passes/lower/lsf.py``.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
+
+import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import report_foreign
 from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import DateTime, Duration, Size, Template
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
 
 CAPABILITIES: Final[dict[str, str]] = {
     "metadata.name": "exact (`-J`; an array's name holds its indices)",
@@ -66,6 +70,11 @@ SCHEME_CONDITIONS: Final = {
 }
 #: characters after which a value is quoted (the sheet quotes arrays, -R and -w values)
 SPECIAL: Final = frozenset(" \t\"'[]%*()|&<>!$;{}#`\\,")
+#: patterns bsub fills in: in `-o`/`-e`/`-i` file names, and in `-cwd` (IBM bsub -o, -cwd)
+FILE_PATTERN: Final = re.compile(r"%[JI]")
+CWD_PATTERN: Final = re.compile(r"%(?:JG|EJ|EI|[JIPUGH])")
+#: a Slurm-style array element in a dependency value (`123_4`, `123_*`, `123_[1-3]`)
+ARRAY_ELEMENT: Final = re.compile(r"([0-9]+)_(.+)")
 
 
 class LsfWriter:
@@ -96,6 +105,25 @@ class LsfWriter:
             field=path,
             help="check the converted directive",
         )
+
+    def unwritable(self, path: str | None, message: str, why: str, help: str) -> None:
+        self.reporter.report("E140", message, field=path, notes=(why,), help=help)
+
+    def shadowed(self, path: str, key: str, option: str, raw: str) -> None:
+        self.approximated(
+            path,
+            f"the raw `extensions.lsf.{key}` is written instead (`-{option} {raw}`), and it says "
+            "something else",
+        )
+
+    def shadow(self, key: str, options: list[tuple[str, str | None]], paths: list[str]) -> None:
+        """W301 for each portable field (``paths``) that the raw ``extensions.lsf.<key>``, which
+        is written instead, does not say the same as: the raw option, read back, must give it."""
+        back = _read_back(options, self.options)
+        for path in paths:
+            mine = _field(self.job, path)
+            if mine is not None and _meaning(mine) != _meaning(_field(back, path)):
+                self.shadowed(path, key, options[0][0], str(options[0][1]))
 
     def opt(self, name: str, value: object = None, path: str | None = None) -> None:
         if value is None:
@@ -129,6 +157,7 @@ class LsfWriter:
         self.rest()
         self.unsupported()
         header = "".join(line + "\n" for line in ([shebang] if shebang else []) + self.lines)
+        self.body_directives(header, body)
         return [OutputFile(header + body)]
 
     def script(self) -> tuple[str, str]:
@@ -144,6 +173,8 @@ class LsfWriter:
                     self.approximated(
                         "spec.execution.shell", f"the script's `{shell_line}` line decides"
                     )
+            elif ex.shell:  # the shell asked for, as its `#!` line
+                body = text
             else:  # bsub needs no `#!` line (LSF runs the job file with /bin/sh)
                 body, shell_line = text, ""
             if ex.container is not None and ex.container.image:
@@ -174,6 +205,49 @@ class LsfWriter:
             body = "exec " + " ".join(command) + "\n"
         body = compatibility_block(body, "lsf", self.lost, self.approximated) + body
         return body, shell_line
+
+    def body_directives(self, header: str, body: str) -> None:
+        """bsub reads every `#BSUB` line of the file, the body's too, and there is no way to
+        switch them off (a `:` line first, as for sbatch, does not stop bsub), nor to change
+        them without changing the script (they may be the text of a heredoc). When they change
+        the job (read with and without them) that is a W301; when bsub would reject the
+        script because of them, an E140."""
+        from lark import Token
+
+        from bammmc.frontends.lsf import parser
+
+        if "#BSUB" not in body:
+            return
+        tree = parser("script").parse(body)
+        found = [t for t in tree.children if isinstance(t, Token) and t.type == "DIRECTIVE"]
+        if not found:
+            return
+        without, cursor = [], 0
+        for tok in found:
+            without.append(body[cursor : tok.start_pos])
+            cursor = tok.end_pos or 0
+        without.append(body[cursor:])
+        offset = header.count("\n")  # line numbers of the written script
+        lines = ", ".join(str(offset + (t.line or 1)) for t in found[:5])
+        lines += "…" if len(found) > 5 else ""
+        first = " ".join(str(found[0]).split())
+        both, errors = _read_back_text(header + body, self.options)
+        alone, errors_alone = _read_back_text(header + "".join(without), self.options)
+        if errors and not errors_alone:
+            self.unwritable(
+                "spec.execution.script",
+                f"the script body holds `#BSUB` lines that bsub reads too (`{first}`, line "
+                f"{lines} of the written script), and it would reject them",
+                "bsub reads every `#BSUB` line of the file; there is no way to switch one off",
+                "remove or reword the body's `#BSUB` lines (bsub reads them wherever they are)",
+            )
+        elif _without_script(both) != _without_script(alone):
+            self.approximated(
+                "spec.execution.script",
+                f"the script body holds `#BSUB` lines (`{first}`, line {lines} of the written "
+                "script) that bsub reads too: they change the job's options, and cannot be "
+                "switched off",
+            )
 
     def name(self) -> None:
         meta = self.job.metadata
@@ -224,10 +298,21 @@ class LsfWriter:
     def schedule(self, sched: Schedule) -> None:
         ext = self.ext
         queue = sched.queue or sched.partition
-        if ext.queues:
-            self.opt("q", " ".join(ext.queues), "spec.schedule.queue")
-        elif queue is not None:
-            self.opt("q", queue, "spec.schedule.queue")
+        queue_path = "spec.schedule.queue" if sched.queue else "spec.schedule.partition"
+        names = list(ext.queues) if ext.queues else [queue] if queue is not None else []
+        bad = [q for q in names if not q or q.startswith("-") or any(c.isspace() for c in q)]
+        if bad:
+            self.unwritable(
+                queue_path,
+                f"the queue name `{bad[0]}` cannot be written for bsub",
+                "`-q` takes queue names separated by white space, and a name starting with `-` "
+                "would be read as an option",
+                "use the queue's real name",
+            )
+        elif names:
+            self.opt("q", " ".join(names), queue_path)
+        if ext.queues and queue is not None and queue != ext.queues[0]:
+            self.shadowed(queue_path, "queues", "q", " ".join(ext.queues))
         if sched.account is not None:
             self.opt("P", sched.account, "spec.schedule.account")
         if sched.project is not None:
@@ -241,14 +326,17 @@ class LsfWriter:
                 self.opt(name, value)
         if ext.priority is not None:
             self.opt("sp", ext.priority)
+            self.shadow("priority", [("sp", str(ext.priority))], ["spec.schedule.priority"])
         elif sched.priority is not None:
-            self.opt("sp", to_native(sched.priority, "lsf"), "spec.schedule.priority")
+            native = to_native(sched.priority, "lsf", self.options.band)
+            self.opt("sp", native, "spec.schedule.priority")
         if sched.hold:
             self.opt("H")
         self.clock("b", ext.begin, sched.begin_after, "spec.schedule.beginAfter")
         self.clock("t", ext.deadline, sched.deadline, "spec.schedule.deadline")
         if ext.run_limit is not None:
             self.opt("W", ext.run_limit)
+            self.shadow("run_limit", [("W", ext.run_limit)], ["spec.schedule.walltime"])
         elif sched.walltime is not None:
             self.limit("W", sched.walltime, "spec.schedule.walltime")
         if ext.cpu_time_limit is not None:
@@ -266,6 +354,8 @@ class LsfWriter:
     def clock(self, letter: str, raw: str | None, when: DateTime | None, path: str) -> None:
         if raw is not None:
             self.opt(letter, raw)
+            if when is not None:  # a raw `-b 8:00` is the next 8:00, never a fixed time
+                self.shadowed(path, "begin" if letter == "b" else "deadline", letter, raw)
             return
         if when is None:
             return
@@ -290,6 +380,7 @@ class LsfWriter:
         ext = self.ext
         tasks, nodes, tpn = res.tasks, res.nodes, res.tasks_per_node
         ptile: int | None = None
+        slots: int | None = None
         one_host = False
         if ext.nnodes and nodes is not None:
             self.opt("nnodes", nodes, "spec.resources.nodes")
@@ -301,12 +392,14 @@ class LsfWriter:
             slots = tasks
             if tpn is not None:
                 ptile = tpn
-                if slots is None and nodes is not None:
-                    slots = nodes * tpn
-                elif nodes is not None and slots != nodes * tpn:
+                if slots is None:  # SPLAT: `nodes` (default 1) × `tasksPerNode` tasks
+                    slots = (nodes or 1) * tpn
+                elif nodes is not None and nodes != -(-slots // tpn):
+                    # LSF fills each host with `ptile` slots, the last with the rest
                     self.approximated(
                         "spec.resources.tasks",
-                        f"LSF places {slots} tasks {tpn} per host, not on exactly {nodes} hosts",
+                        f"LSF places {slots} tasks {tpn} per host, on {-(-slots // tpn)} hosts, "
+                        f"not on exactly {nodes} hosts",
                     )
             elif nodes is not None:
                 if nodes == 1:
@@ -316,24 +409,31 @@ class LsfWriter:
                     self.approximated("spec.resources.nodes", f"{nodes} hosts as one task per host")
                 else:
                     ptile = -(-slots // nodes)
-                    if ptile * nodes != slots:
+                    if -(-slots // ptile) != nodes:  # the last host takes the rest
                         self.approximated(
                             "spec.resources.tasks",
-                            f"{slots} tasks on {nodes} hosts written as {ptile} per host",
+                            f"{slots} tasks on {nodes} hosts written as {ptile} per host "
+                            f"(on {-(-slots // ptile)} hosts)",
                         )
             if slots is not None:
-                self.opt(
-                    "n",
-                    f"{slots},{ext.max_tasks}" if ext.max_tasks else slots,
-                    "spec.resources.tasks",
-                )
+                top = ext.max_tasks
+                if top is not None and top < slots:
+                    self.lost(
+                        "spec.extensions.lsf.max_tasks",
+                        f"the maximum of {top} slots is below the {slots} tasks asked for",
+                    )
+                    top = None
+                self.opt("n", f"{slots},{top}" if top else slots, "spec.resources.tasks")
         if ext.resreq:
-            for text in ext.resreq:
+            strings = list(ext.resreq)
+            for text in strings:
                 self.opt("R", text)
         else:
             sections = self.sections(res, ptile, one_host)
+            strings = [" ".join(sections)] if sections else []
             if sections:
                 self.opt("R", " ".join(sections), "spec.resources")
+        self.shadow_resources(res, None if ext.nnodes else slots, strings)
         self.gpu(res)
         if ext.mem_limit is not None:
             size = self.size(ext.mem_limit, "spec.extensions.lsf.mem_limit")
@@ -349,6 +449,55 @@ class LsfWriter:
             self.opt("m", ext.hosts)
         if res.disk_per_task is not None:
             self.lost("spec.resources.diskPerTask", "scratch space is a site-defined LSF resource")
+
+    def shadow_resources(self, res: Resources, slots: int | None, strings: list[str]) -> None:
+        """W301 for a portable resource the raw `-R` parts (`resreq`, `rusage_string`, `span`,
+        `affinity`) replace with something else: the written `-R` read back must say the
+        same."""
+        ext = self.ext
+        compared: dict[str, str] = {}
+        if ext.resreq:
+            compared = dict.fromkeys(
+                ("memoryPerTask", "cpusPerTask", "tasksPerNode", "nodes", "constraint"), "resreq"
+            )
+        else:
+            if ext.rusage_string is not None:
+                compared["memoryPerTask"] = "rusage_string"
+            if ext.span is not None:
+                compared.update(dict.fromkeys(("tasksPerNode", "nodes"), "span"))
+            if ext.affinity is not None:
+                compared["cpusPerTask"] = "affinity"
+        if not compared:
+            return
+        options: list[tuple[str, str | None]] = [("n", str(slots))] if slots else []
+        back = _read_back(options + [("R", text) for text in strings], self.options)
+        got = back.spec.resources if back and back.spec and back.spec.resources else Resources()
+        got_place = back.spec.placement if back and back.spec else None
+        place = self.spec.placement
+        checks: dict[str, tuple[object, object]] = {
+            "memoryPerTask": (
+                res.memory_per_task and self.per_slot(res, quiet=True).bytes,
+                got.memory_per_task and got.memory_per_task.bytes,
+            ),
+            "cpusPerTask": (
+                res.cpus_per_task and res.cpus_per_task.cores,
+                (got.cpus_per_task.cores if got.cpus_per_task else 1),
+            ),
+            "tasksPerNode": (res.tasks_per_node, got.tasks_per_node),
+            "nodes": (
+                None if ext.nnodes or (res.nodes == 1 and (slots or 1) == 1) else res.nodes,
+                got.nodes,
+            ),
+            "constraint": (
+                place and place.constraint and set(place.constraint.split("&")),
+                got_place and got_place.constraint and set(got_place.constraint.split("&")),
+            ),
+        }
+        for key, raw in compared.items():
+            mine, theirs = checks[key]
+            if mine and mine != theirs:
+                where = "placement" if key == "constraint" else "resources"
+                self.shadowed(f"spec.{where}.{key}", raw, "R", " ".join(strings))
 
     def sections(self, res: Resources, ptile: int | None, one_host: bool) -> list[str]:
         ext = self.ext
@@ -429,10 +578,12 @@ class LsfWriter:
         )
         return []
 
-    def per_slot(self, res: Resources) -> Size:
+    def per_slot(self, res: Resources, quiet: bool = False) -> Size:
         mem = res.memory_per_task
         assert mem is not None
         scope = mem.scope or "task"
+        if quiet:  # the same conversion, without the reports (they are made once)
+            return LsfWriter(self.job, Reporter(), self.options).per_slot(res)
         if scope == "task":
             return mem
         if scope == "cpu" and res.cpus_per_task is not None:
@@ -465,6 +616,11 @@ class LsfWriter:
     def gpu(self, res: Resources) -> None:
         if self.ext.gpu_options is not None:
             self.opt("gpu", self.ext.gpu_options)
+            self.shadow(
+                "gpu_options",
+                [("gpu", self.ext.gpu_options)],
+                [f"spec.resources.gpu.{key}" for key in ("count", "type", "memory")],
+            )
             return
         gpu = res.gpu
         if gpu is None:
@@ -504,6 +660,7 @@ class LsfWriter:
     def dependencies(self) -> None:
         if self.ext.dependency is not None:
             self.opt("w", self.ext.dependency)
+            self.shadow("dependency", [("w", self.ext.dependency)], ["spec.dependencies"])
             return
         terms = []
         for i, dep in enumerate(self.spec.dependencies or ()):
@@ -514,23 +671,61 @@ class LsfWriter:
                 continue
             if dep.count is not None:
                 self.approximated(path, "waiting for some array elements becomes waiting for all")
-            ref = dep.value if dep.value.isdigit() else f'"{dep.value}"'
-            terms.append(f"{cond}({ref})")
+            ref = self.job_ref(dep.value, path)
+            if ref is not None:
+                terms.append(f"{cond}({ref})")
         if terms:
             self.opt("w", " && ".join(terms), "spec.dependencies")
+
+    def job_ref(self, value: str, path: str) -> str | None:
+        """A `-w` job: an id, `"123[4]"` for an array element (Slurm's `123_4`), `"name"` for
+        a name (always quoted: a name starting with a digit must be, and `"123"` — a quoted
+        value — is the job *named* 123)."""
+        if value.isdigit():
+            return value
+        if len(value) > 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
+            return value
+        element = ARRAY_ELEMENT.fullmatch(value)
+        if element is not None:
+            job, index = element.groups()
+            if index.isdigit():
+                return f'"{job}[{index}]"'
+            if index == "*":
+                return job  # every element: the whole array
+            self.lost(path, f"`{value}`: LSF waits for one array element or the whole array")
+            return None
+        if '"' in value:
+            self.lost(path, f'the job name `{value}` holds `"`, which `-w` cannot quote')
+            return None
+        return f'"{value}"'
 
     def staging(self) -> None:
         if self.ext.files:
             for entry in self.ext.files:
                 self.opt("f", entry)
+            self.shadow(
+                "files",
+                [("f", entry) for entry in self.ext.files],
+                ["spec.fileStaging.inputs", "spec.fileStaging.outputs"],
+            )
             return
         staging = self.spec.file_staging
         if staging is None:
             return
-        for item in staging.inputs or ():
-            self.opt("f", f"{item.src} > {item.dst}", "spec.fileStaging.inputs")
-        for item in staging.outputs or ():
-            self.opt("f", f"{item.dst} < {item.src}", "spec.fileStaging.outputs")
+        for key, op in (("inputs", ">"), ("outputs", "<")):
+            for j, item in enumerate(getattr(staging, key) or ()):
+                local, remote = (item.src, item.dst) if op == ">" else (item.dst, item.src)
+                bad = [p for p in (local, remote) if not p or re.search(r"[\s<>]", p)]
+                if bad:
+                    self.unwritable(
+                        f"spec.fileStaging.{key}[{j}]",
+                        f"the path `{bad[0]}` cannot be written in a `-f` transfer",
+                        'bsub splits `-f "LOCAL OP REMOTE"` at white space and at `<`/`>`, '
+                        "and has no quoting inside it",
+                        "rename the file, or stage it in the script",
+                    )
+                    continue
+                self.opt("f", f"{local} {op} {remote}", f"spec.fileStaging.{key}")
         for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
             if getattr(staging, key):
                 self.lost(f"spec.fileStaging.{key}", "bsub has no option for it")
@@ -558,7 +753,25 @@ class LsfWriter:
             )
 
     def path(self, name: str, template: Template, field: str) -> None:
+        literal = [t for kind, t in template.parts if kind == "text" and FILE_PATTERN.search(t)]
+        if literal:
+            found = FILE_PATTERN.search(literal[0])
+            self.unwritable(
+                field,
+                f"the file name holds a literal `{found.group() if found else '%'}`, which bsub "
+                "would replace",
+                "bsub fills in `%J` and `%I` in `-o`/`-e` names and has no way to escape them",
+                "write `{job_id}` or `{array_index}` for the id or index, or rename the file",
+            )
+            return
         mapping = {"job_id": "%J", "array_index": "%I", "array_job_id": "%J"}
+        array = self.spec.array is not None and self.spec.array.indices is not None
+        if array and "job_id" in template.variables():
+            self.approximated(
+                field,
+                "`{job_id}` is written as `%J`, the array's id, which all its elements share"
+                + ("" if "array_index" in template.variables() else ": they write one file"),
+            )
         missing = [v for v in template.variables() if v not in mapping]
         if missing:
             shown = ", ".join(f"`{{{v}}}`" for v in missing)
@@ -583,33 +796,46 @@ class LsfWriter:
             if event not in ("begin", "end", "fail"):
                 self.lost("spec.notifications.events", f"LSF has no mail on `{event}`")
 
+    def literal_path(self, name: str, value: str, pattern: re.Pattern[str], field: str) -> None:
+        """`-cwd`/`-i` from a SPLAT path, which is literal: a `%J` in it would be filled in.
+        The raw option of an LSF script (`extensions.lsf.options`) is written by ``rest``."""
+        raw = (self.ext.options or {}).get(name)
+        if raw is not None:
+            if raw != value:
+                self.shadowed(field, f"options.{name}", name, raw)
+            return
+        found = pattern.search(value)
+        if found is not None:
+            self.unwritable(
+                field,
+                f"the path holds a literal `{found.group()}`, which bsub would replace",
+                f"bsub fills in patterns in `-{name}` and has no way to escape them",
+                "rename the directory or file",
+            )
+            return
+        self.opt(name, value, field)
+
     def environment(self) -> None:
         ex = self.spec.execution
         if ex is not None and ex.working_dir is not None:
-            self.opt("cwd", ex.working_dir, "spec.execution.workingDir")
+            self.literal_path("cwd", ex.working_dir, CWD_PATTERN, "spec.execution.workingDir")
         if self.ext.outdir is not None:
             self.opt("outdir", self.ext.outdir)
         if ex is not None and ex.stdin is not None:
-            self.opt("i", ex.stdin, "spec.execution.stdin")
+            self.literal_path("i", ex.stdin, FILE_PATTERN, "spec.execution.stdin")
         env = ex.environment if ex else None
         if self.ext.env is not None:
             self.opt("env", self.ext.env)
+            self.shadow(
+                "env",
+                [("env", self.ext.env)],
+                [
+                    "spec.execution.environment.inheritFromSubmitter",
+                    "spec.execution.environment.vars",
+                ],
+            )
         elif env is not None:
-            items = []
-            if env.inherit_from_submitter is not None:
-                items.append("all" if env.inherit_from_submitter else "none")
-            for key, value in (env.vars or {}).items():
-                if "," in value or value != value.strip():
-                    if "'" in value:
-                        self.lost(
-                            "spec.execution.environment.vars",
-                            f"`{key}`'s value cannot be quoted for `-env`",
-                        )
-                        continue
-                    value = f"'{value}'"
-                items.append(f"{key}={value}")
-            if items:
-                self.opt("env", ", ".join(items), "spec.execution.environment")
+            self.env(env.inherit_from_submitter, env.vars or {})
         if env is not None:
             for key in ("secrets", "config_maps"):
                 if getattr(env, key):
@@ -618,6 +844,39 @@ class LsfWriter:
                         f"spec.execution.environment.{wire}",
                         "Kubernetes secrets and config maps do not exist on LSF",
                     )
+
+    def env(self, inherit: bool | None, variables: dict[str, str]) -> None:
+        """`-env`: `none` alone (IBM: never with variables), `all, A=1` to add variables to
+        the submitter's environment, `A=1, B=2` for only those. Values with a `,`, white space
+        at an end, or nothing at all are single-quoted; a value holding `'` cannot be written."""
+        path = "spec.execution.environment.vars"
+        items = []
+        for key, value in variables.items():
+            if key in ("all", "none") or re.search(r"[\s,~=\"']", key) or not key:
+                self.unwritable(
+                    path,
+                    f"the variable name `{key}` cannot be written in `-env`",
+                    "bsub's `-env` names cannot be `all` or `none`, nor hold `,~=\"'` or spaces",
+                    "rename the variable, or set it in the script",
+                )
+                continue
+            if "'" in value:
+                self.unwritable(
+                    path,
+                    f"the value of `{key}` holds `'`, which `-env` cannot carry",
+                    "bsub's `-env` quotes values with single quotes only, with no escape",
+                    f"set `{key}` in the script instead",
+                )
+                continue
+            if not value or "," in value or value != value.strip():
+                value = f"'{value}'"
+            items.append(f"{key}={value}")
+        if inherit is not False and items:
+            items.insert(0, "all")  # the submitter's environment, as without `-env`
+        elif inherit is not None and not items:
+            items = ["all" if inherit else "none"]
+        if items:
+            self.opt("env", ", ".join(items), "spec.execution.environment")
 
     def rest(self) -> None:
         ext = self.ext
@@ -678,22 +937,85 @@ class LsfWriter:
             if present:
                 self.lost(path, "bsub has no option for it")
         if spec.extensions:
-            for name in (
-                "slurm",
-                "pbs",
-                "htcondor",
-                "flux",
-                "armada",
-                "volcano",
-                "kueue",
-                "yunikorn",
-                "runai",
-            ):
-                if getattr(spec.extensions, name, None) is not None:
-                    self.lost(
-                        f"spec.extensions.{name}",
-                        f"`extensions.{name}` only applies to that scheduler",
-                    )
+            report_foreign(self, spec, ("lsf",))
+
+
+def _read_back(options: list[tuple[str, str | None]], write_options: WriteOptions) -> Job | None:
+    """What bammmc's own reader makes of these bsub options (no diagnostics)."""
+    from bammmc.diagnostics.model import Span
+    from bammmc.frontends.lsf import LsfScript
+    from bammmc.frontends.slurm import Occurrence
+    from bammmc.passes.lower.lsf import lower
+
+    span = Span(line=1, column=1, end_line=1, end_column=2)
+    occs = [Occurrence(name, value, span, span, f"-{name}") for name, value in options]
+    job, _ = lower(
+        LsfScript(options=occs), Reporter(), write_options.lsf_unit, band=write_options.band
+    )
+    return job
+
+
+def _read_back_text(text: str, write_options: WriteOptions) -> tuple[Job | None, bool]:
+    """A whole bsub script read back: the job and whether bsub would reject it."""
+    from bammmc.frontends.lsf import scan
+    from bammmc.passes.lower.lsf import lower
+
+    reporter = Reporter()
+    job, _ = lower(scan(text, reporter), reporter, write_options.lsf_unit, band=write_options.band)
+    return job, any(d.is_error for d in reporter.diagnostics)
+
+
+def _without_script(job: Job | None) -> Any:
+    if job is None or job.spec is None:
+        return job
+    ex = job.spec.execution
+    if ex is not None:
+        ex = msgspec.structs.replace(ex, script=None)
+    return _meaning(msgspec.structs.replace(job.spec, execution=ex))
+
+
+def _field(job: Job | None, path: str) -> Any:
+    """The value at a SPLAT wire path (`spec.resources.gpu.count`), or ``None``."""
+    node: Any = job
+    for part in path.split("."):
+        if node is None:
+            return None
+        node = getattr(node, _snake(part), None)
+    return node
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _meaning(value: Any) -> Any:
+    """A comparable form of an IR value: sizes in bytes, durations in seconds, … (values
+    compare as written otherwise)."""
+    if isinstance(value, Size):
+        return ("size", value.bytes, value.scope)
+    if isinstance(value, Count):
+        return ("count", value.amount, value.scope)
+    if isinstance(value, Cpu):
+        return ("cpu", value.cores)
+    if isinstance(value, Duration):
+        return ("duration", value.seconds)
+    if isinstance(value, DateTime):
+        return ("time", value.value)
+    if isinstance(value, Template):
+        return ("template", value.parts)
+    if isinstance(value, Value):
+        return value
+    if isinstance(value, msgspec.Struct):
+        return tuple(
+            (name, _meaning(getattr(value, name)))
+            for name in value.__struct_fields__
+            if getattr(value, name) is not None
+        )
+    if isinstance(value, (list, tuple)):
+        return tuple(_meaning(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _meaning(v)) for k, v in value.items()))
+    return value
 
 
 def quote(value: str) -> str | None:

@@ -1,14 +1,18 @@
 """The Grid Engine writer (format ``sge``): SPLAT IR -> a qsub script with `#$` directives.
 
-Follows shared/docs/formats/sge.md (submit(1), sge_types(1), complex(5)). Directives come in a
-fixed order after the `#!` line, one option per line, values quoted as ``string_list()`` reads
-them (a whole word in `"…"` or `'…'`; a value with both quotes or a line break is E140). Slots:
+Follows shared/docs/formats/sge.md (submit(1), sge_types(1), complex(5)) and Grid Engine's
+parse_job_cull.c. Directives come in a fixed order after the `#!` line, one option per line
+(soft requests on one `#$ -soft …` line: `-soft` lasts to the end of its line), values quoted
+as ``string_list()`` reads them (a word with blanks in `"…"`). qsub deletes every quote of every
+word and cuts a directive at its first `#`, so a value with a quote, a `#` or a line break is
+E140. Slots:
 a job of N tasks × C CPUs asks for N×C slots of one parallel environment (``-pe``), named by
 ``extensions.sge.pe`` or chosen as ``mpi`` (several tasks) / ``smp`` (one multi-CPU task); the
 memory resource (``--sge-memory-resource``, default ``h_vmem``) is written **per slot** with an
 explicit unit (``K M G`` binary, ``k m g`` decimal — whichever is exact); arrays as ``-t`` with
-``-tc``; dependencies as ``-hold_jid``; output paths with ``$JOB_ID``/``$TASK_ID``/``$JOB_NAME``.
-``extensions.sge`` takes precedence over the portable fields it refines.
+``-tc`` (computed from the ranges, never by listing the indices); dependencies as ``-hold_jid``;
+output paths with ``$JOB_ID``/``$TASK_ID``/``$JOB_NAME``. ``extensions.sge`` refines the
+portable fields; where the two disagree the portable field is written (W301).
 
 Also the table of facts both directions read (option arities, units, PE kinds, mail letters).
 Siblings: ``frontends/sge.py``, ``passes/lower/sge.py``.
@@ -17,17 +21,20 @@ Siblings: ``frontends/sge.py``, ``passes/lower/sge.py``.
 from __future__ import annotations
 
 import itertools
+import re
 import shlex
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import report_foreign
 from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
-from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import Job, Resources, Schedule, SgeExt, Spec
-from bammmc.ir.priority import to_native
-from bammmc.ir.values import Size, Template
+from bammmc.ir.envvars import VARIABLES, compatibility_block
+from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
+from bammmc.ir.priority import from_native, to_native
+from bammmc.ir.values import IndexSpec, Size, Template, is_digits
 
 #: qsub options and how many words of value each takes (submit(1), sge.md §3). ``-binding``
 #: takes one or two (an optional `env|pe|set` first).
@@ -120,17 +127,130 @@ MAIL_LETTERS: Final = {v: k for k, v in MAIL_EVENTS.items()}
 NAME_FORBIDDEN: Final = frozenset("/:@\\")
 #: characters the writer keeps in a name: safe for every version's object_name
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
-#: `-o`/`-e` pseudo variables with a SPLAT template variable
-TEMPLATE_VARIABLES: Final = {"JOB_ID": "job_id", "TASK_ID": "array_index", "JOB_NAME": "job_name"}
+#: `-o`/`-e` pseudo variables Grid Engine's execd expands (get_path.c `expand_path()`), in the
+#: order it tries them; each matches as a prefix (`$JOB_ID_x` is the id, then `_x`); there are no
+#: `${…}` forms
+PATH_PSEUDO: Final = ("HOME", "JOB_ID", "TASK_ID", "JOB_NAME", "USER", "HOSTNAME")
+#: SPLAT template variables in `-o`/`-e` (an array job's tasks share `$JOB_ID`: the array's id)
 PATH_VARIABLES: Final = {
     "job_id": "$JOB_ID",
-    "array_job_id": "$JOB_ID",  # an array job's tasks share its job id
+    "array_job_id": "$JOB_ID",
     "array_index": "$TASK_ID",
     "job_name": "$JOB_NAME",
+    "node_hostname": "$HOSTNAME",
 }
+#: the largest task id (`-t` ids are u_long32)
+MAX_TASK_ID: Final = 2**32 - 1
+#: qsub options the writer (and reader) handle through their own fields, never through
+#: `extensions.sge.options`
+DEDICATED: Final = frozenset(
+    {
+        *("N", "q", "A", "P", "ar", "p", "h", "a", "dl", "r", "j", "o", "e", "i", "m", "M"),
+        *("S", "V", "v", "cwd", "wd", "t", "tc", "b", "R", "now", "notify", "ckpt", "C", "l"),
+        *("hold_jid", "hold_jid_ad", "pe", "soft", "hard", "clear"),
+    }
+)
+#: a `-l` resource name (complex(5)) and an environment variable name
+RESOURCE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: parallel environment names: one process per slot, or the threads of one process
 TASK_PES: Final = ("mpi", "orte", "mpich", "lam", "pvm")
 THREAD_PES: Final = ("smp", "thread", "omp", "shm", "shared", "serial", "single", "make")
+
+
+def path_template(path: str, array: bool) -> tuple[str, list[str]]:
+    """A `-o`/`-e` path as SPLAT template text, and the variables only Grid Engine expands.
+
+    The execd expands `$HOME $JOB_ID $TASK_ID $JOB_NAME $USER $HOSTNAME` as prefixes (no
+    `${…}` forms: `${JOB_ID}` stays as written) and a leading `~`. In an array job `$JOB_ID` is
+    the array's id, the same for every task.
+
+    >>> path_template("o.$JOB_ID_$TASK_ID", True)
+    ('o.{array_job_id}_{array_index}', [])
+    >>> path_template("$HOME/${JOB_ID}.log", False)
+    ('$HOME/${{JOB_ID}}.log', ['HOME'])
+    """
+    names = {
+        "JOB_ID": "{array_job_id}" if array else "{job_id}",
+        "TASK_ID": "{array_index}",
+        "JOB_NAME": "{job_name}",
+        "HOSTNAME": "{node_hostname}",
+    }
+    found: list[str] = ["~"] if path.startswith("~") else []
+    out: list[str] = []
+    i = 0
+    while i < len(path):
+        c = path[i]
+        if c == "$":
+            var = next((v for v in PATH_PSEUDO if path.startswith(v, i + 1)), None)
+            if var is not None and var in names:
+                out.append(names[var])
+                i += len(var) + 1
+                continue
+            if var is not None:
+                found.append(var)
+            elif path.startswith("$", i + 1):  # `$$`: versions differ (`$` or `$$`)
+                found.append("$$")
+        out.append({"{": "{{", "}": "}}"}.get(c, c))
+        i += 1
+    return "".join(out), found
+
+
+def progression(
+    ranges: Iterable[tuple[int, int, int]], limit: int = 1_000_000
+) -> tuple[int, int, int] | None:
+    """The one range `(start, end, step)` holding exactly these indices, as qsub's
+    range_list_compress() joins them, or ``None``; computed from the ranges, not the indices
+    (overlapping ranges are listed only up to ``limit`` indices).
+
+    >>> progression([(1, 3, 1), (4, 6, 1)]), progression([(1, 1, 1), (5, 9, 4)])
+    ((1, 6, 1), (1, 9, 4))
+    >>> progression([(1, 3, 1), (7, 9, 1)]) is None, progression([(0, 10**9, 2)])
+    (True, (0, 1000000000, 2))
+    """
+    items = sorted(
+        (s, s + (e - s) // st * st, st if e - s >= st else 0) for s, e, st in ranges if e >= s
+    )
+    if not items:
+        return None
+    start, end, step = items[0]
+    for s, e, st in items[1:]:
+        if s <= end:  # overlapping ranges: list the indices when there are not too many
+            total = sum((e2 - s2) // (st2 or 1) + 1 for s2, e2, st2 in items)
+            if total > limit:
+                return None
+            ids = sorted({i for s2, e2, st2 in items for i in range(s2, e2 + 1, st2 or 1)})
+            steps = {b - a for a, b in itertools.pairwise(ids)}
+            if len(steps) > 1:
+                return None
+            return ids[0], ids[-1], steps.pop() if steps else 1
+        gap = s - end
+        if step not in (0, gap) or st not in (0, gap):
+            return None
+        end, step = e, gap
+    return start, end, step or 1
+
+
+def slot_minimum(text: str) -> int | None:
+    """The fewest slots a `-pe` range allows (`16,4` is 4, `-8` is 1), ``None`` when `text` is
+    not a slot range.
+
+    >>> slot_minimum("16,4"), slot_minimum("2-8"), slot_minimum("-8"), slot_minimum("x")
+    (4, 2, 1, None)
+    """
+    from lark.exceptions import UnexpectedInput
+
+    from bammmc.frontends.sge import parser
+
+    try:
+        tree = parser("slot_range").parse(text)
+    except UnexpectedInput:
+        return None
+    lows = [
+        1 if item.data == "up_to" else int(str(item.children[0]))  # type: ignore[union-attr]
+        for item in tree.children
+    ]
+    return max(1, min(lows))
 
 
 def pe_kind(name: str) -> str | None:
@@ -191,6 +311,8 @@ class SgeWriter:
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.sge if ext and ext.sge else SgeExt()
+        arr = self.spec.array
+        self.indices: IndexSpec | None = arr.indices if arr is not None else None
 
     # -- reporting -------------------------------------------------------------------------
 
@@ -211,22 +333,66 @@ class SgeWriter:
             help="check the converted directive",
         )
 
-    def opt(self, name: str, *values: object, path: str | None = None) -> None:
+    def unwritable(self, path: str | None, what: str, why: str) -> None:
+        self.reporter.report(
+            "E140",
+            f"{what} {why}",
+            field=path,
+            help="change the value",
+        )
+
+    def overridden(self, ext_key: str, portable: str, shown: object) -> None:
+        """An `extensions.sge` value that disagrees with the portable field it refines."""
+        self.reporter.report(
+            "W301",
+            f"`spec.extensions.sge.{ext_key}` (`{shown}`) disagrees with `{portable}`; the "
+            "portable value is written",
+            field=f"spec.extensions.sge.{ext_key}",
+            notes=("the portable field was probably edited after the job was read",),
+            help=f"remove `extensions.sge.{ext_key}`, or make the two agree",
+        )
+
+    def words(self, name: str, *values: object, path: str | None = None) -> list[str] | None:
+        """`-name value…` as `string_list()` words, or ``None`` (and an E140)."""
         words = [f"-{name}"]
         for value in values:
             text = str(value)
             quoted = quote(text)
             if quoted is None:
-                what = "a line break" if "\n" in text or "\r" in text else "both kinds of quote"
-                self.reporter.report(
-                    "E140",
-                    f"the value of `-{name}` contains {what}, which no `#$` line can carry",
-                    field=path,
-                    help="remove it from the value",
+                what = (
+                    "a line break"
+                    if "\n" in text or "\r" in text
+                    else "`#`, which ends a `#$` line"
+                    if "#" in text
+                    else "a quote, which qsub deletes"
                 )
-                return
+                self.unwritable(
+                    path or f"spec.extensions.sge.{name}",
+                    f"the value of `-{name}` contains {what},",
+                    "so no `#$` line can carry it",
+                )
+                return None
             words.append(quoted)
-        self.lines.append("#$ " + " ".join(words))
+        return words
+
+    def opt(self, name: str, *values: object, path: str | None = None) -> None:
+        words = self.words(name, *values, path=path)
+        if words is not None:
+            self.lines.append("#$ " + " ".join(words))
+
+    def resource(self, key: str, value: str, path: str) -> str | None:
+        """`key=value` for `-l`, or ``None`` (E140) when it would read as another request."""
+        if not RESOURCE_NAME.fullmatch(key):
+            self.unwritable(path, f"`{key}`", "is not a Grid Engine resource name")
+            return None
+        if "," in value or "=" in value:
+            self.unwritable(
+                path,
+                f"the value `{value}` of `{key}`",
+                "contains `,` or `=`, which would start another `-l` request",
+            )
+            return None
+        return f"{key}={value}"
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -284,12 +450,23 @@ class SgeWriter:
                 )
                 command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
             body = "exec " + " ".join(command) + "\n"
-        if self.ext.shell is not None:
-            self.opt("S", self.ext.shell)
+        if self.ext.shell is not None and ex is not None and ex.shell:
+            self.overridden("shell", "spec.execution.shell", self.ext.shell)
+            self.opt("S", ex.shell, path="spec.execution.shell")
+        elif self.ext.shell is not None:
+            self.opt("S", self.ext.shell, path="spec.extensions.sge.shell")
         elif ex is not None and ex.shell:
             self.opt("S", ex.shell, path="spec.execution.shell")
-        body = compatibility_block(body, "sge", self.lost, self.approximated) + body
-        return body, shell_line
+        block = compatibility_block(body, "sge", self.lost, self.approximated)
+        shift = self.array_span()[3]
+        if shift and block:  # the writer moved the ids up: the others' indices start lower
+            for scheduler, name in VARIABLES["array_index"].items():
+                if scheduler != "sge":
+                    block = block.replace(
+                        f'export {name}="${{SGE_TASK_ID}}"',
+                        f'export {name}="$((SGE_TASK_ID - {shift}))"',
+                    )
+        return block + body, shell_line
 
     def name(self) -> None:
         meta = self.job.metadata
@@ -307,6 +484,7 @@ class SgeWriter:
 
     def schedule(self, sched: Schedule) -> None:
         ext = self.ext
+        band = self.options.band
         queue = sched.queue or sched.partition
         if queue is not None:
             self.opt("q", queue, path="spec.schedule.queue")
@@ -314,10 +492,15 @@ class SgeWriter:
             self.opt("A", sched.account, path="spec.schedule.account")
         if sched.project is not None:
             self.opt("P", sched.project, path="spec.schedule.project")
-        if ext.priority is not None:
-            self.opt("p", ext.priority)
+        native = ext.priority
+        if native is not None and sched.priority is not None:
+            if min(from_native(native, "sge", band), band.high) != sched.priority:
+                self.overridden("priority", "spec.schedule.priority", native)
+                native = None
+        if native is not None:
+            self.opt("p", native, path="spec.extensions.sge.priority")
         elif sched.priority is not None:
-            native = to_native(sched.priority, "sge")
+            native = to_native(sched.priority, "sge", band)
             if native > 0:
                 self.approximated(
                     "spec.schedule.priority",
@@ -326,8 +509,11 @@ class SgeWriter:
             self.opt("p", native, path="spec.schedule.priority")
         if sched.hold:
             self.opt("h")
-        if ext.begin is not None:
-            self.opt("a", ext.begin)
+        if ext.begin is not None and sched.begin_after is not None:
+            self.overridden("begin", "spec.schedule.beginAfter", ext.begin)
+        if ext.begin is not None and sched.begin_after is None:
+            if self.datetime(ext.begin, "spec.extensions.sge.begin"):
+                self.opt("a", ext.begin, path="spec.extensions.sge.begin")
         elif sched.begin_after is not None:
             value = sched.begin_after.value
             if value.tzinfo is not None:
@@ -338,14 +524,14 @@ class SgeWriter:
                     "spec.schedule.beginAfter", "written in UTC; qsub reads local time"
                 )
             self.opt("a", value.strftime("%Y%m%d%H%M.%S"), path="spec.schedule.beginAfter")
-        if ext.deadline is not None:
-            self.opt("dl", ext.deadline)
+        if ext.deadline is not None and self.datetime(ext.deadline, "spec.extensions.sge.deadline"):
+            self.opt("dl", ext.deadline, path="spec.extensions.sge.deadline")
         if sched.reservation is not None:
             self.opt("ar", sched.reservation, path="spec.schedule.reservation")
         if sched.walltime is not None:
             self.opt("l", f"h_rt={sge_time(sched.walltime.seconds)}", path="spec.schedule.walltime")
         if ext.s_rt is not None:
-            self.opt("l", f"s_rt={sge_time(ext.s_rt.seconds)}")
+            self.opt("l", f"s_rt={sge_time(ext.s_rt.seconds)}", path="spec.extensions.sge.s_rt")
         life = self.spec.lifecycle
         if life is not None and life.requeue_on_failure is not None:
             self.opt(
@@ -359,6 +545,13 @@ class SgeWriter:
         ):
             if getattr(sched, key) is not None:
                 self.lost(path, "qsub has no option for it")
+
+    def datetime(self, value: str, path: str) -> bool:
+        """`[[CC]YY]MMDDhhmm[.SS]`, or an E140."""
+        if re.fullmatch(r"[0-9]{8}(?:[0-9]{2}){0,2}(?:\.[0-9]{2})?", value):
+            return True
+        self.unwritable(path, f"`{value}`", "is not a Grid Engine date `[[CC]YY]MMDDhhmm[.SS]`")
+        return False
 
     def slots(self, res: Resources) -> tuple[str | None, int, int]:
         """The PE name, the slots per task and the number of tasks."""
@@ -404,20 +597,43 @@ class SgeWriter:
         ext = self.ext
         name, per_task, tasks = self.slots(res)
         if name is not None:
-            count = ext.pe_slots if ext.pe_slots is not None else str(per_task * tasks)
-            self.opt("pe", name, count, path="spec.resources")
+            count = str(per_task * tasks)
+            if ext.pe_slots is not None:
+                minimum = slot_minimum(ext.pe_slots)
+                if minimum is None:
+                    self.unwritable(
+                        "spec.extensions.sge.pe_slots",
+                        f"`{ext.pe_slots}`",
+                        "is not a slot range (`8`, `2-8`, `-8`, `4-`, or a list of them)",
+                    )
+                    count = ""
+                elif minimum != per_task * tasks:
+                    self.overridden("pe_slots", "spec.resources", ext.pe_slots)
+                else:
+                    count = ext.pe_slots
+            if count:
+                self.opt("pe", name, count, path="spec.resources")
         mem = res.memory_per_task
         if mem is not None:
             resource = ext.memory_resource or self.options.sge_memory_resource
             per_slot = self.per_slot(mem, per_task, tasks, res)
-            self.opt("l", f"{resource}={sge_size(per_slot)}", path="spec.resources.memoryPerTask")
+            text = self.size(per_slot, "spec.resources.memoryPerTask")
+            item = self.resource(resource, text, "spec.extensions.sge.memory_resource")
+            if item is not None:
+                self.opt("l", item, path="spec.resources.memoryPerTask")
         for key, size in (ext.slot_memory or {}).items():
-            self.opt("l", f"{key}={sge_size(size.bytes)}")
+            path = f"spec.extensions.sge.slot_memory.{key}"
+            item = self.resource(key, self.size(size.bytes, path), path)
+            if item is not None:
+                self.opt("l", item, path=path)
         placement = self.spec.placement
         if placement is not None and placement.exclusive:
             self.opt("l", "exclusive=true", path="spec.placement.exclusive")
         for key, value in (ext.resources or {}).items():
-            self.opt("l", f"{key}={value}")
+            path = f"spec.extensions.sge.resources.{key}"
+            item = self.resource(key, value, path)
+            if item is not None:
+                self.opt("l", item, path=path)
         if res.gpu is not None:
             self.lost("spec.resources.gpu", "GPUs are a site-defined complex in Grid Engine")
         if res.disk_per_task is not None:
@@ -433,6 +649,12 @@ class SgeWriter:
             for key, setting in dropped:
                 if setting is not None:
                     self.lost(f"spec.placement.{key}", "qsub has no option for it")
+
+    def size(self, n_bytes: int, path: str) -> str:
+        text, written = sge_size(n_bytes)
+        if written != n_bytes:
+            self.approximated(path, f"{n_bytes} bytes rounded up to {text} ({written} bytes)")
+        return text
 
     def per_slot(self, mem: Size, per_task: int, tasks: int, res: Resources) -> int:
         scope = mem.scope or "task"
@@ -457,6 +679,20 @@ class SgeWriter:
             )
         return whole
 
+    def array_span(self) -> tuple[int, int, int, int]:
+        """`(first, last, step, shift)` of the `-t` range (ids shifted up to start at 1)."""
+        spec = self.indices
+        if spec is None or not spec.ranges:
+            return 0, 0, 1, 0
+        one = progression(spec.ranges)
+        if one is None:
+            first = min(s for s, _, _ in spec.ranges)
+            last = max(s + (e - s) // st * st for s, e, st in spec.ranges)
+            one = (first, last, 1)
+        first, last, step = one
+        shift = 1 - first if first < 1 else 0
+        return first + shift, last + shift, step, shift
+
     def array(self) -> None:
         arr = self.spec.array
         if arr is None:
@@ -467,82 +703,132 @@ class SgeWriter:
             if arr.max_concurrent is not None:
                 self.lost("spec.array.maxConcurrent", "a throttle without indices limits nothing")
             return
-        ordered = sorted(set(spec.indices()))
-        steps = {b - a for a, b in itertools.pairwise(ordered)}
-        first, last = ordered[0], ordered[-1]
-        step = steps.pop() if len(steps) == 1 else 1
-        if len(steps) > 1:
+        first, last, step, shift = self.array_span()
+        if progression(spec.ranges) is None:
             self.approximated(
                 "spec.array.indices",
-                f"Grid Engine takes one range `n-m:s`: `{spec}` is written as `{first}-{last}`, "
-                "so indices outside it run too",
+                f"Grid Engine takes one range `n-m:s`: `{spec}` is written as "
+                f"`{first - shift}-{last - shift}`, so indices outside it run too",
             )
-        if first < 1:
-            shift = 1 - first
+        if shift:
             self.approximated(
                 "spec.array.indices",
                 f"Grid Engine task ids start at 1: every index is shifted by {shift}, so "
                 "$SGE_TASK_ID is that much larger",
             )
-            first, last = first + shift, last + shift
         text = (
             str(first) if first == last else f"{first}-{last}" + (f":{step}" if step != 1 else "")
         )
+        if last > MAX_TASK_ID:
+            self.unwritable("spec.array.indices", f"`{spec}`", f"has ids above {MAX_TASK_ID}")
+            return
         self.opt("t", text, path="spec.array.indices")
         if throttle is not None:
             self.opt("tc", throttle, path="spec.array.maxConcurrent")
 
     def dependencies(self) -> None:
         ext = self.ext
-        if ext.hold_jid is not None:
-            self.opt("hold_jid", ",".join(ext.hold_jid))
-        else:
-            ids: list[str] = []
-            for i, dep in enumerate(self.spec.dependencies or ()):
-                path = f"spec.dependencies[{i}]"
-                if dep.scheme in ("afterany", "afterok") and dep.value:
-                    ids.append(dep.value)
-                    if dep.scheme == "afterok":
-                        self.approximated(
-                            path, "`-hold_jid` waits for the job to end with any exit status"
-                        )
-                    if dep.count is not None:
-                        self.approximated(
-                            path, "waiting for some array tasks becomes waiting for all"
-                        )
-                else:
-                    self.lost(path, f"Grid Engine has no `{dep.scheme}` dependency")
-            if ids:
-                self.opt("hold_jid", ",".join(ids), path="spec.dependencies")
+        ids: list[str] = []
+        for i, dep in enumerate(self.spec.dependencies or ()):
+            path = f"spec.dependencies[{i}]"
+            if dep.scheme in ("afterany", "afterok") and dep.value:
+                ids.append(dep.value)
+                if dep.scheme == "afterok":
+                    self.approximated(
+                        path, "`-hold_jid` waits for the job to end with any exit status"
+                    )
+                if dep.count is not None:
+                    self.approximated(path, "waiting for some array tasks becomes waiting for all")
+            else:
+                self.lost(path, f"Grid Engine has no `{dep.scheme}` dependency")
+        refs = ids
+        if ext.hold_jid is not None:  # names and patterns, in their order, with the ids
+            gone = [r for r in ext.hold_jid if is_digits(r) and r not in ids]
+            if gone:
+                self.overridden("hold_jid", "spec.dependencies", ",".join(gone))
+            refs = [r for r in ext.hold_jid if r not in gone]
+            refs += [r for r in ids if r not in refs]
+        self.job_list("hold_jid", refs, "spec.dependencies")
         if ext.hold_jid_ad is not None:
-            self.opt("hold_jid_ad", ",".join(ext.hold_jid_ad))
+            self.job_list("hold_jid_ad", ext.hold_jid_ad, "spec.extensions.sge.hold_jid_ad")
+
+    def job_list(self, name: str, refs: list[str], path: str) -> None:
+        if not refs:
+            return
+        bad = [r for r in refs if not r or "," in r or any(c.isspace() for c in r)]
+        if bad:
+            self.unwritable(path, f"the job reference `{bad[0]}`", "contains `,` or a blank")
+            return
+        self.opt(name, ",".join(refs), path=path)
 
     def output(self) -> None:
         ext, out = self.ext, self.spec.output
         ex = self.spec.execution
-        if ext.cwd:
+        workdir = ex.working_dir if ex is not None else None
+        if ext.cwd and workdir is not None:  # qsub: the later of `-cwd` and `-wd` wins
+            self.overridden("cwd", "spec.execution.workingDir", "true")
+        elif ext.cwd:
             self.opt("cwd")
-        if ex is not None and ex.working_dir is not None:
-            self.opt("wd", ex.working_dir, path="spec.execution.workingDir")
-        if ext.input is not None:
-            self.opt("i", ext.input)
-        elif ex is not None and ex.stdin is not None:
-            self.opt("i", ex.stdin, path="spec.execution.stdin")
-        if out is None:
-            return
-        if out.merge_stderr is not None:
-            self.opt("j", "y" if out.merge_stderr else "n", path="spec.output.mergeStderr")
+        if workdir is not None:
+            self.opt("wd", workdir, path="spec.execution.workingDir")
+        stdin = ex.stdin if ex is not None else None
+        if ext.input is not None and stdin is not None:
+            self.overridden("input", "spec.execution.stdin", ext.input)
+        if ext.input is not None and stdin is None:
+            self.opt("i", ext.input, path="spec.extensions.sge.input")
+        elif stdin is not None:
+            self.opt("i", stdin, path="spec.execution.stdin")
+        out = out or Output()
+        if out.merge_stderr:  # separate files are Grid Engine's default
+            self.opt("j", "y", path="spec.output.mergeStderr")
         for letter, template, raw in (("o", out.stdout, ext.output), ("e", out.stderr, ext.error)):
-            path = f"spec.output.{'stdout' if letter == 'o' else 'stderr'}"
+            field = f"spec.output.{'stdout' if letter == 'o' else 'stderr'}"
+            key = "output" if letter == "o" else "error"
+            if letter == "e" and out.merge_stderr and (raw is not None or template is not None):
+                self.lost(field, "with `-j y` qsub ignores `-e`: stderr goes to the `-o` file")
+                continue
+            if (
+                raw is not None
+                and template is not None
+                and not self.same_path(letter, raw, template)
+            ):
+                self.overridden(key, field, raw)
+                raw = None
             if raw is not None:
-                self.opt(letter, raw)
+                self.opt(letter, raw, path=f"spec.extensions.sge.{key}")
             elif template is not None:
-                self.path(letter, template, path)
+                self.path(letter, template, field)
         if out.open_mode is not None:
             self.lost("spec.output.openMode", "qsub has no option for it")
 
+    def same_path(self, letter: str, raw: str, template: Template) -> bool:
+        """Whether a raw `-o`/`-e` value reads back as this portable template."""
+        if "," in raw:
+            return False
+        path = raw.split(":", 1)[1] if ":" in raw else raw
+        array = self.indices is not None
+        text, site_only = path_template(path, array)
+        if site_only:
+            return False
+        if path.endswith("/"):  # a directory: Grid Engine's default name inside it
+            text += (
+                "{job_name}." + letter + ("{array_job_id}.{array_index}" if array else "{job_id}")
+            )
+        try:
+            return Template.parse(text).parts == template.parts
+        except ValueError:
+            return False
+
     def path(self, letter: str, template: Template, field: str) -> None:
-        missing = [v for v in template.variables() if v not in PATH_VARIABLES]
+        mapping = dict(PATH_VARIABLES)
+        if self.indices is not None and "job_id" in template.variables():
+            mapping["job_id"] = "$JOB_ID.$TASK_ID"
+            self.approximated(
+                field,
+                "`{job_id}` of an array task is written `$JOB_ID.$TASK_ID`: Grid Engine's "
+                "`$JOB_ID` is the array's id, the same for every task",
+            )
+        missing = [v for v in template.variables() if v not in mapping]
         if missing:
             shown = ", ".join(f"`{{{v}}}`" for v in missing)
             self.approximated(
@@ -551,18 +837,55 @@ class SgeWriter:
                 "(job name and id) is used instead",
             )
             return
-        self.opt(letter, template.render(PATH_VARIABLES), path=field)
+        chars: list[str] = []
+        literal: list[int] = []  # where the template's own text has a `$`
+        changed: set[str] = set()
+        for kind, text in template.parts:
+            if kind == "var":
+                chars.extend(mapping[text])
+                continue
+            for c in text:
+                if c in ":,":  # qsub reads `host:path` lists
+                    changed.add(c)
+                    c = "_"
+                elif c == "$":
+                    literal.append(len(chars))
+                chars.append(c)
+        joined = "".join(chars)
+        for pos in literal:  # a `$` Grid Engine would expand
+            if joined.startswith("$", pos + 1) or joined.startswith(PATH_PSEUDO, pos + 1):
+                changed.add("$")
+                chars[pos] = "_"
+        if changed:
+            shown = " ".join(f"`{c}`" for c in sorted(changed))
+            self.approximated(
+                field,
+                f"{shown} written as `_`: qsub reads `host:path,…` lists and expands `$` names",
+            )
+        self.opt(letter, "".join(chars), path=field)
 
     def notifications(self) -> None:
         note = self.spec.notifications
-        if self.ext.mail_points is not None:
-            self.opt("m", self.ext.mail_points)
-        elif note is not None and note.events is not None:
-            letters = "".join(MAIL_LETTERS[e] for e in ("begin", "end", "fail") if e in note.events)
-            for e in note.events:
+        events = note.events if note is not None else None
+        points = self.ext.mail_points
+        if points is not None and set(points) - set("abesn"):
+            self.unwritable(
+                "spec.extensions.sge.mail_points", f"`{points}`", "is not `-m` letters (`abesn`)"
+            )
+            points = None
+        if points is not None and events is not None:
+            letters = {MAIL_LETTERS[e] for e in events if e in MAIL_LETTERS}
+            if letters != set(points) & set("bea"):
+                self.overridden("mail_points", "spec.notifications.events", points)
+                points = "".join(c for c in "beas" if c in letters or (c == "s" and c in points))
+        if points is not None:
+            self.opt("m", points or "n", path="spec.extensions.sge.mail_points")
+        elif events is not None:
+            letters_text = "".join(MAIL_LETTERS[e] for e in ("begin", "end", "fail") if e in events)
+            for e in events:
                 if e not in MAIL_LETTERS:
                     self.lost("spec.notifications.events", f"Grid Engine has no mail on `{e}`")
-            self.opt("m", letters or "n", path="spec.notifications.events")
+            self.opt("m", letters_text or "n", path="spec.notifications.events")
         if note is not None and note.email is not None:
             self.opt("M", note.email, path="spec.notifications.email")
 
@@ -572,20 +895,24 @@ class SgeWriter:
         items: list[str] = []
         if env is not None and env.inherit_from_submitter:
             self.opt("V", path="spec.execution.environment.inheritFromSubmitter")
+        path = "spec.execution.environment.vars"
         if env is not None and env.vars:
             for key, value in env.vars.items():
-                if "," in value:
-                    self.reporter.report(
-                        "E140",
-                        f"the value of `{key}` contains a comma, which `-v` cannot carry",
-                        field="spec.execution.environment.vars",
-                        help="set the variable in the script body instead",
+                if not VARIABLE_NAME.fullmatch(key):
+                    self.unwritable(path, f"`{key}`", "is not a variable name `-v` can carry")
+                elif "," in value:
+                    self.unwritable(
+                        path, f"the value of `{key}`", "contains a comma, which `-v` cannot carry"
                     )
-                    continue
-                items.append(f"{key}={value}")
-        items += self.ext.export or []
+                else:
+                    items.append(f"{key}={value}")
+        for name in self.ext.export or []:
+            if VARIABLE_NAME.fullmatch(name):
+                items.append(name)
+            else:
+                self.unwritable("spec.extensions.sge.export", f"`{name}`", "is not a variable name")
         if items:
-            self.opt("v", ",".join(items), path="spec.execution.environment.vars")
+            self.opt("v", ",".join(items), path=path)
         if env is not None:
             for key in ("secrets", "config_maps"):
                 if getattr(env, key):
@@ -597,31 +924,45 @@ class SgeWriter:
     def extras(self) -> None:
         ext = self.ext
         if ext.reserve is not None:
-            self.opt("R", "y" if ext.reserve else "n")
+            self.opt("R", "y" if ext.reserve else "n", path="spec.extensions.sge.reserve")
         if ext.notify:
             self.opt("notify")
         if ext.now is not None:
-            self.opt("now", "y" if ext.now else "n")
+            self.opt("now", "y" if ext.now else "n", path="spec.extensions.sge.now")
         if ext.ckpt is not None:
-            self.opt("ckpt", ext.ckpt)
+            self.opt("ckpt", ext.ckpt, path="spec.extensions.sge.ckpt")
         if ext.binary is not None:
             self.lost("spec.extensions.sge.binary", "qsub takes `-b` only on the command line")
         for name, value in (ext.options or {}).items():
+            path = f"spec.extensions.sge.options.{name}"
             if name not in OPTIONS:
-                self.lost(f"spec.extensions.sge.options.{name}", f"`-{name}` is not a qsub option")
+                self.lost(path, f"`-{name}` is not a qsub option")
+            elif name in DEDICATED:
+                self.lost(path, f"`-{name}` is written from its own field, not from `options`")
             elif OPTIONS[name] == 0:
-                self.opt(name)
-            elif name == "binding" and " " in value:
-                self.opt(name, *value.split(" ", 1))
+                self.opt(name, path=path)
+            elif name == "binding" and value.split(" ", 1)[0] in ("env", "pe", "set"):
+                self.opt(name, *value.split(" ", 1), path=path)
             else:
-                self.opt(name, value)
-        if ext.soft_resources or ext.soft_queue is not None:
-            self.opt("soft")
-            for key, value in (ext.soft_resources or {}).items():
-                self.opt("l", f"{key}={value}")
-            if ext.soft_queue is not None:
-                self.opt("q", ext.soft_queue)
-            self.opt("hard")
+                self.opt(name, value, path=path)
+        self.soft()
+
+    def soft(self) -> None:
+        """Soft requests on one line: `-soft` lasts only to the end of its own `#$` line."""
+        ext = self.ext
+        words = ["-soft"]
+        items: list[str] = []
+        for key, value in (ext.soft_resources or {}).items():
+            item = self.resource(key, value, f"spec.extensions.sge.soft_resources.{key}")
+            if item is not None:
+                items.append(item)
+        if items:
+            more = self.words("l", ",".join(items), path="spec.extensions.sge.soft_resources")
+            words += more or []
+        if ext.soft_queue is not None:
+            words += self.words("q", ext.soft_queue, path="spec.extensions.sge.soft_queue") or []
+        if len(words) > 1:
+            self.lines.append("#$ " + " ".join(words))
 
     def unsupported(self) -> None:
         spec, job = self.spec, self.job
@@ -659,29 +1000,21 @@ class SgeWriter:
             if present:
                 self.lost(path, "qsub has no option for it")
         if spec.extensions:
-            for name in spec.extensions.__struct_fields__:
-                if name != "sge" and getattr(spec.extensions, name) is not None:
-                    self.lost(
-                        f"spec.extensions.{name}",
-                        f"`extensions.{name}` only applies to that scheduler",
-                    )
+            report_foreign(self, spec, ("sge",))
 
 
 def quote(value: str) -> str | None:
-    """A value as one `string_list()` word, or ``None`` when no quoting can carry it.
+    """A value as one `string_list()` word, or ``None`` when no word can carry it: qsub cuts a
+    directive at its first `#` and deletes every quote of every word (sge_strip_quotes()).
 
-    >>> quote("plain"), quote("a b"), quote("it's"), quote("")
-    ('plain', '"a b"', '"it\\'s"', '""')
+    >>> quote("plain"), quote("a b"), quote(""), quote("it's"), quote("a#b")
+    ('plain', '"a b"', '""', None, None)
     """
-    if "\n" in value or "\r" in value:
+    if any(c in value for c in "\n\r\"'#"):
         return None
-    if value and not any(c.isspace() or c in "'\"" for c in value):
+    if value and not any(c.isspace() for c in value):
         return value
-    if '"' not in value:
-        return f'"{value}"'
-    if "'" not in value:
-        return f"'{value}'"
-    return None
+    return f'"{value}"'
 
 
 def sge_time(seconds: int | None) -> str:
@@ -697,19 +1030,24 @@ def sge_time(seconds: int | None) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d}"
 
 
-def sge_size(n_bytes: int) -> str:
-    """The largest exact unit, always explicit: `G M K` binary before `g m k` decimal.
+def sge_size(n_bytes: int) -> tuple[str, int]:
+    """The largest exact unit, always explicit (`G M K` binary before `g m k` decimal), and the
+    bytes it says; a size no unit divides is rounded up to whole `K` or `k`, whichever is
+    closer.
 
     >>> sge_size(2 * 1024**3), sge_size(2 * 10**9), sge_size(1536 * 1024**2), sge_size(1000)
-    ('2G', '2g', '1536M', '1k')
-    >>> sge_size(1001)
-    '1001'
+    (('2G', 2147483648), ('2g', 2000000000), ('1536M', 1610612736), ('1k', 1000))
+    >>> sge_size(1001), sge_size(1999)
+    (('1K', 1024), ('2k', 2000))
     """
     for unit in ("G", "g", "M", "m", "K", "k"):
         factor = SIZE_FACTORS[unit]
-        if n_bytes and n_bytes % factor == 0:
-            return f"{n_bytes // factor}{unit}"
-    return str(n_bytes)
+        if n_bytes % factor == 0:
+            return f"{n_bytes // factor}{unit}", n_bytes
+    kib, kb = -(-n_bytes // 1024), -(-n_bytes // 1000)
+    if kib * 1024 <= kb * 1000:
+        return f"{kib}K", kib * 1024
+    return f"{kb}k", kb * 1000
 
 
 def write(

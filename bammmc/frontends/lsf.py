@@ -2,8 +2,9 @@
 
 Scans as bsub does for `bsub < script` (shared/docs/formats/lsf.md §1; IBM LSF 10.1 bsub
 job_script page, openlava `sub.c` parseScript/parseLine): every `#BSUB` line of the file, not
-only the header; leading white space allowed; the remainder must start with `-`; a trailing `\\`
-continues a directive; quotes group words; a word starting with `#` ends the directive.
+only the header (only the header's leave the script text); leading white space allowed; the
+remainder must start with `-`; a trailing `\\` continues a directive; quotes group words; a
+word starting with `#` ends the directive.
 Options use bsub's own option table (multi-letter options such as `-app`, `-gpu`, `-outdir` are
 separate words; single-letter options take a glued value, `-n4`, `-M1000`).
 Grammars: ``grammars/lsf.lark`` (script, words) and ``grammars/lsf_resreq.lark`` (the value
@@ -167,7 +168,8 @@ def values(start: str) -> Lark:
 @dataclass
 class LsfScript:
     options: list[Occurrence] = field(default_factory=list)
-    #: the script without its `#BSUB` lines (shebang, comments and body kept)
+    #: the script without its leading `#BSUB` lines (shebang, comments, body and the `#BSUB`
+    #: lines after the first command kept)
     script: str = ""
 
 
@@ -177,10 +179,16 @@ def _is_directive(line: str) -> bool:
 
 
 def sniff(text: str) -> bool:
+    """A `#BSUB -…` line at column 0 (an indented one may sit in a YAML block or a heredoc)."""
     lines = text[:65536].splitlines()
     if any(line.startswith("#SBATCH") or line.lstrip().startswith("#PBS") for line in lines):
         return False  # `#BSUB` lines in a Slurm/PBS script are foreign there (W404)
-    return any(_is_directive(line) for line in lines)
+    return any(line.startswith("#BSUB") and _is_directive(line) for line in lines)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of an offset (a directive may continue over several lines)."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def scan(text: str, reporter: Reporter) -> LsfScript:
@@ -202,25 +210,34 @@ def scan(text: str, reporter: Reporter) -> LsfScript:
     kept: list[str] = []
     cursor = 0
     words: list[Word] = []
+    header = True  # the directives before the first command (only those leave the body)
     for tok in tree.children:
+        if tok.type == "LINE":  # type: ignore[union-attr]
+            stripped = str(tok).strip()
+            header = header and (not stripped or stripped.startswith("#"))
+            continue
         if tok.type != "DIRECTIVE":  # type: ignore[union-attr]
             continue
         start, end = tok.start_pos or 0, tok.end_pos or 0  # type: ignore[union-attr]
-        kept.append(text[cursor:start])
-        cursor = end + 1 if text[end : end + 1] == "\n" else end
+        if header:
+            # bsub reads every `#BSUB` line, but only the leading block is the job's header:
+            # a later one (in a heredoc, after a command) stays part of the script text
+            kept.append(text[cursor:start])
+            cursor = end + 1 if text[end : end + 1] == "\n" else end
         raw = str(tok)
         lead = len(raw) - len(raw.lstrip())
         body = raw[lead + 5 :]
+        base = start + lead + 5  # offset of `body` in the text
         line = tok.line or 1  # type: ignore[union-attr]
-        col = lead + 6
         try:
             args = parser("args").parse(body)
         except UnexpectedInput as exc:
             pos = getattr(exc, "pos_in_stream", None) or 0
+            at_line, at_col = _position(text, base + pos)
             reporter.report(
                 "E020",
                 f"unmatched `{body[pos : pos + 1]}` in a directive",
-                _span(reporter.file, line, col + pos, 1, start + lead + 5 + pos),
+                _span(reporter.file, at_line, at_col, 1, base + pos),
                 notes=("bsub rejects the script",),
                 help="close the quote",
             )
@@ -238,16 +255,11 @@ def scan(text: str, reporter: Reporter) -> LsfScript:
             w_start = parts[0].start_pos or 0  # type: ignore[union-attr]
             w_end = parts[-1].end_pos or w_start  # type: ignore[union-attr]
             quoted = any(p.type in ("DQ", "SQ") for p in parts)  # type: ignore[union-attr]
+            w_line, w_col = _position(text, base + w_start)  # words after a `\` line end
             words.append(
                 Word(
                     value,
-                    _span(
-                        reporter.file,
-                        line,
-                        col + w_start,
-                        w_end - w_start,
-                        start + lead + 5 + w_start,
-                    ),
+                    _span(reporter.file, w_line, w_col, w_end - w_start, base + w_start),
                     quoted,
                 )
             )
@@ -293,13 +305,23 @@ def _getopt(words: list[Word], reporter: Reporter, result: LsfScript) -> None:
             continue
         # a near miss of a multi-letter option (`-alloc_flag`) is a typo, not `-a lloc_flag`
         near = suggestions(name, [o for o in OPTIONS if len(o) > 2]) if len(name) > 2 else []
-        if not near and name[:1] in OPTIONS and OPTIONS[name[:1]] and len(name) > 1:
+        stray = value_next and not words[i].text.startswith("-")
+        # `-oe x`: read as `-o e`, `x` would be stray; the letters of `-eo` swapped is the typo
+        swapped = [
+            o
+            for o in OPTIONS
+            if o != name and len(o) == len(name) > 1 and sorted(o) == sorted(name) and OPTIONS[o]
+        ]
+        if swapped and stray:
+            near = swapped
+        elif not near and name[:1] in OPTIONS and OPTIONS[name[:1]] and len(name) > 1:
+            width = word.span.end_column - word.span.column  # as written, quotes included
             result.options.append(
                 Occurrence(
                     name[0],
                     name[1:],
                     word.span.shifted(1, 2),
-                    word.span.shifted(2, len(text)),
+                    word.span.shifted(2, width),
                     text,
                 )
             )
@@ -311,7 +333,7 @@ def _getopt(words: list[Word], reporter: Reporter, result: LsfScript) -> None:
             word.span,
             help=f"did you mean `-{near[0]}`?" if near else "see `man bsub` for the options",
         )
-        if value_next and not words[i].text.startswith("-"):
+        if stray:
             i += 1  # its value, so that it is not reported again as a stray word
 
 

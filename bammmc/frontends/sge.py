@@ -1,13 +1,16 @@
 """The Grid Engine reader's front half (format ``sge``): qsub script -> options with spans.
 
-Scans as Grid Engine's ``parse_script_file()`` does (shared/docs/formats/sge.md §1): every line
-of the whole file, top to bottom — there is no stop at the first command — and a directive is a
-line that starts in column 0 with ``#$``. A directive's text is split by ``string_list()``: words
-at blanks, a quote runs to its matching quote, the quotes around a whole word are removed, no
-backslash escapes, no continuation lines and no comments (a ``# note`` after the options is
-W410 and ignored). Each line is parsed by qsub's option parser on its own, so an option's value
-is on the same line. Options are SGE's multi-letter words (``-hold_jid``, ``-pe NAME RANGE``).
-Grammar: ``grammars/sge.lark``. Siblings: ``passes/lower/sge.py``, ``backends/sge.py``.
+Scans as Grid Engine's ``parse_script_file()`` does (shared/docs/formats/sge.md §1,
+parse_job_cull.c): every line of the whole file, top to bottom — there is no stop at the first
+command — and a directive is a line that starts in column 0 with ``#$``. qsub cuts a directive at
+its first ``#`` (anywhere on the line: W410, the rest is ignored), splits the rest with
+``string_list()`` (words at blanks, a quote runs to its matching quote, no backslash escapes, no
+continuation lines) and then ``sge_strip_quotes()`` deletes **every** ``"`` and ``'`` of every
+word (``a"b"c`` is ``abc``). Each line is parsed by qsub's option parser on its own
+(``cull_parse_cmdline()`` once per line), so an option's value is on the same line and ``-soft``
+lasts to the end of its line. Options are SGE's multi-letter words (``-hold_jid``,
+``-pe NAME RANGE``). Grammar: ``grammars/sge.lark``. Siblings: ``passes/lower/sge.py``,
+``backends/sge.py``.
 """
 
 from __future__ import annotations
@@ -120,15 +123,29 @@ def scan(text: str, reporter: Reporter) -> SgeScript:
 def _directive(body: str, line: int, offset: int, reporter: Reporter, result: SgeScript) -> None:
     from lark.exceptions import UnexpectedInput
 
+    cut = body.find("#")
+    if cut >= 0:  # parse_script_file(): "don't copy additional comments", wherever `#` is
+        rest = body[cut:].rstrip()
+        reporter.report(
+            "W410",
+            "qsub ends a `#$` directive at its first `#`; the rest of the line is ignored",
+            _span(reporter.file, line, 3 + cut, len(rest), offset + cut),
+            notes=(
+                "Grid Engine cuts the line at the first `#`, also inside a word or quotes, "
+                "before it splits it into options",
+            ),
+            help="put the comment on a line of its own; a value cannot contain `#`",
+        )
+        body = body[:cut].rstrip()  # and then its trailing blanks
     try:
-        args = parser("args").parse(body)
+        args = parser("args").parse(body + _unclosed_quote(body) if cut >= 0 else body)
     except UnexpectedInput as exc:
         pos = getattr(exc, "pos_in_stream", None) or 0
         reporter.report(
             "E020",
             f"unmatched `{body[pos : pos + 1]}` in a directive",
             _span(reporter.file, line, 3 + pos, 1, offset + pos),
-            notes=("qsub rejects the script",),
+            notes=("qsub would read the rest of the line as one word",),
             help="close the quote",
         )
         return
@@ -137,19 +154,29 @@ def _directive(body: str, line: int, offset: int, reporter: Reporter, result: Sg
         if getattr(node, "data", None) != "word":
             continue
         parts = node.children  # type: ignore[union-attr]
-        text = "".join(str(p) for p in parts)
-        if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
-            text = text[1:-1]  # string_list() strips the quotes around a whole word
+        raw = "".join(str(p) for p in parts)
+        text = raw.replace('"', "").replace("'", "")  # sge_strip_quotes(): every quote goes
         w_start = parts[0].start_pos or 0  # type: ignore[union-attr]
         w_end = parts[-1].end_pos or w_start  # type: ignore[union-attr]
         words.append(
             Word(
                 text,
                 _span(reporter.file, line, 3 + w_start, w_end - w_start, offset + w_start),
-                quoted=str(parts[0])[:1] in "'\"",
+                quoted=text != raw,
             )
         )
     _options(words, reporter, result)
+
+
+def _unclosed_quote(body: str) -> str:
+    """The quote a line cut at its `#` leaves open (string_list() runs it to the end)."""
+    open_quote = ""
+    for c in body:
+        if open_quote and c == open_quote:
+            open_quote = ""
+        elif not open_quote and c in "'\"":
+            open_quote = c
+    return open_quote
 
 
 def _options(words: list[Word], reporter: Reporter, result: SgeScript) -> None:
@@ -158,24 +185,12 @@ def _options(words: list[Word], reporter: Reporter, result: SgeScript) -> None:
         word = words[i]
         i += 1
         text = word.text
-        if text.startswith("#") and not word.quoted:
-            reporter.report(
-                "W410",
-                "a `#` comment after a `#$` directive",
-                word.span,
-                notes=(
-                    "Grid Engine has no comments in directives: qsub hands `#` and the words "
-                    "after it to its option parser (as extra job arguments, or an error)",
-                ),
-                help="put the comment on a line of its own",
-            )
-            return
         if not text.startswith("-") or text == "-":
             reporter.report(
                 "E133",
                 f"`{text}` is not an option",
                 word.span,
-                notes=("qsub directives have no comments and take one value per option",),
+                notes=("qsub options take their values on the same line, one word each",),
                 help="quote the value it belongs to, or remove it",
             )
             continue

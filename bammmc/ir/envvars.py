@@ -60,7 +60,14 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
     "nodefile": {"pbs": "PBS_NODEFILE", "torque": "PBS_NODEFILE", "lsf": "LSB_DJOB_HOSTFILE"},
     # Grid Engine's host file has `host slots queue range` lines, not one host per line
     "pe_hostfile": {"sge": "PE_HOSTFILE"},
-    "ntasks": {"slurm": "SLURM_NTASKS", "torque": "PBS_NP"},
+    "ntasks": {"slurm": "SLURM_NTASKS", "torque": "PBS_NP", "lsf": "LSB_DJOB_NUMPROC"},
+    # LSF's host lists: one host name per slot (`LSB_HOSTS`), `host slots` pairs
+    # (`LSB_MCPU_HOSTS`), and `-n MIN,MAX`'s maximum (`LSB_MAX_NUM_PROCESSORS`, the slot count
+    # of a fixed `-n`); other schedulers have no such variable, so a body using them elsewhere
+    # gets a W201
+    "hosts": {"lsf": "LSB_HOSTS"},
+    "mcpu_hosts": {"lsf": "LSB_MCPU_HOSTS"},
+    "max_slots": {"lsf": "LSB_MAX_NUM_PROCESSORS"},
     # Grid Engine's slots: the tasks of an MPI-style PE, the CPUs of a thread PE (docs/sge.md)
     "nslots": {"sge": "NSLOTS"},
     "num_nodes": {"slurm": "SLURM_JOB_NUM_NODES", "torque": "PBS_NUM_NODES"},

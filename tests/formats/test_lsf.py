@@ -12,9 +12,12 @@ from typing import Any
 import pytest
 
 import bammmc
+from bammmc.backends import WriteOptions
+from bammmc.backends.lsf import write
 from bammmc.backends.splat import to_builtins
 from bammmc.diagnostics.model import Diagnostic, Reporter
-from bammmc.frontends.lsf import scan
+from bammmc.frontends.lsf import scan, sniff
+from bammmc.ir.priority import PriorityBand
 from bammmc.passes.lower.lsf import lower
 from tests.formats.test_slurm import spec, subset
 
@@ -114,7 +117,10 @@ READ = [
     ),
     (
         '-R "select[a]" -R "select[b]"',
-        spec(extensions={"lsf": {"resreq": ["select[a]", "select[b]"]}}),
+        spec(
+            placement={"constraint": "a&b"},
+            extensions={"lsf": {"resreq": ["select[a]", "select[b]"]}},
+        ),
     ),
     # GPUs: `num` per host unless /task (pitfall 20)
     (
@@ -187,6 +193,17 @@ READ = [
         ),
     ),
     ('-env "all, ~HOME"', spec(extensions={"lsf": {"env": "all, ~HOME"}})),
+    # a list without `all`: only those variables (IBM bsub -env; UNVERIFIED detail)
+    (
+        '-env "A=1, B=2"',
+        spec(
+            execution={"environment": {"inheritFromSubmitter": False, "vars": {"A": "1", "B": "2"}}}
+        ),
+    ),
+    (
+        "-env \"all, P=' padded ', Q=x \"",
+        spec(execution={"environment": {"vars": {"P": " padded ", "Q": "x"}}}),
+    ),
     # the rest
     ("-sp 100", spec(schedule={"priority": 1000})),
     ("-sp 1", spec(schedule={"priority": 0})),
@@ -316,13 +333,16 @@ def test_cpu_time_is_not_cpus_on_slurm() -> None:
 
 
 def test_directives_anywhere_and_comments() -> None:
-    text = SH + "echo first\n#BSUB -q late   # a comment\n  #BSUB -J a \\\n   -n 2\n##BSUB -x\n"
+    """bsub reads every `#BSUB` line; only the leading block leaves the script text."""
+    late = "#BSUB -q late   # a comment\n  #BSUB -J a \\\n   -n 2\n##BSUB -x\n"
+    text = SH + "#BSUB -W 10\n# note\n#BSUB -P p\necho first\n" + late
     job, diags = read(text)
     assert diags == []
     assert job["spec"]["schedule"]["queue"] == "late"
+    assert job["spec"]["schedule"]["account"] == "p"
     assert job["metadata"]["name"] == "a" and job["spec"]["resources"]["tasks"] == 2
     assert "placement" not in job["spec"]
-    assert job["spec"]["execution"]["script"] == SH + "echo first\n##BSUB -x\n"
+    assert job["spec"]["execution"]["script"] == SH + "# note\necho first\n" + late
 
 
 def test_array_index_zero_from_slurm() -> None:
@@ -389,3 +409,342 @@ def test_lsf_to_slurm_keeps_the_shape() -> None:
     for line in ("--nodes=2", "--ntasks=8", "--ntasks-per-node=4", "--time=01:30:00"):
         assert line in out
     assert 'export LS_SUBCWD="${SLURM_SUBMIT_DIR}"' in out
+
+
+# ── review fixes ──────────────────────────────────────────────────────────────────────────
+
+
+def splat(body: str) -> Any:
+    """A SPLAT job from the YAML of its `spec` (two-space indented)."""
+    text = "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: j\nspec:\n" + body
+    job, diags = bammmc.parse(text, "splat")
+    assert job is not None, diags
+    return job
+
+
+def codes(diags: list[Diagnostic]) -> list[tuple[str, str | None]]:
+    return [(d.code, d.field) for d in diags]
+
+
+def test_ptile_without_slots_is_one_slot() -> None:
+    """`span[ptile=4]` without `-n` is one slot: not `tasksPerNode` alone, which SPLAT reads as
+    a node of four tasks; the writer turns `tasksPerNode` alone into `-n nodes×ptile`."""
+    job, diags = read(SH + '#BSUB -R "span[ptile=4]"\n' + BODY)
+    assert diags == []
+    assert "resources" not in job["spec"]
+    assert job["spec"]["extensions"]["lsf"]["span"] == "ptile=4"
+    out, diags = bammmc.emit(splat("  resources:\n    tasksPerNode: 4\n"), "lsf")
+    assert '#BSUB -n 4\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
+    out, _ = bammmc.emit(splat("  resources:\n    nodes: 2\n    tasksPerNode: 4\n"), "lsf")
+    assert "#BSUB -n 8\n" in out
+    # LSF fills hosts `ptile` slots at a time: -n 10 with ptile=4 is 3 hosts
+    job, _ = read(SH + '#BSUB -n 10 -R "span[ptile=4]"\n' + BODY)
+    assert job["spec"]["resources"] == {"tasks": 10, "nodes": 3, "tasksPerNode": 4}
+    parsed, _ = bammmc.parse(SH + '#BSUB -n 10 -R "span[ptile=4]"\n', "lsf")
+    assert parsed is not None
+    back, more = bammmc.emit(parsed, "lsf")
+    assert more == [] and '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in back
+
+
+def test_quoted_digit_name_stays_a_name() -> None:
+    """`done("123")` waits for the job *named* 123: the value keeps its quotes."""
+    text = SH + '#BSUB -w \'done("123") && ended("1abc") && done(7)\'\n' + BODY
+    job, diags = read(text)
+    assert diags == []
+    assert job["spec"]["dependencies"] == [
+        {"scheme": "afterok", "value": '"123"'},
+        {"scheme": "afterany", "value": "1abc"},
+        {"scheme": "afterok", "value": "7"},
+    ]
+    out, _ = bammmc.convert(text, "lsf", "lsf")
+    assert out is not None
+    assert '#BSUB -w \'done("123") && ended("1abc") && done(7)\'\n' in out
+    out, diags = bammmc.convert(text, "lsf", "slurm")
+    assert out is not None and "afterok:123" not in out
+    assert ("W201", "spec.dependencies[0]") in codes(diags)
+
+
+def test_slurm_array_element_dependency() -> None:
+    out, diags = bammmc.convert(SH + "#SBATCH --dependency=afterok:123_4:9_*\nx\n", "slurm", "lsf")
+    assert out is not None and "#BSUB -w 'done(\"123[4]\") && done(9)'\n" in out
+    assert diags == []
+
+
+def test_raw_extension_does_not_shadow_silently() -> None:
+    """A raw `extensions.lsf` value that is written instead of a portable field saying
+    something else is a W301 on that field."""
+    job = splat(
+        "  schedule:\n    queue: regular\n    beginAfter: 2026-03-01T08:00:00\n"
+        "  resources:\n    tasks: 4\n    memoryPerTask: 4Gi\n    cpusPerTask: 2\n"
+        "    gpu:\n      count: 1\n      type: a100\n"
+        '  execution:\n    script: "#!/bin/bash\\necho hi\\n"\n'
+        "    environment:\n      vars:\n        A: '1'\n"
+        "  dependencies:\n    - scheme: afterok\n      value: '42'\n"
+        "  fileStaging:\n    inputs:\n      - src: a\n        dst: b\n"
+        "  placement:\n    constraint: ib\n"
+        "  extensions:\n    lsf:\n      queues: [normal, long]\n      dependency: done(7)\n"
+        "      env: 'all, ~HOME'\n      resreq: ['span[ptile=2]']\n"
+        "      gpu_options: num=2:mode=shared\n      files: ['x << y']\n      begin: '8:00'\n"
+    )
+    out, diags = bammmc.emit(job, "lsf")
+    assert '#BSUB -q "normal long"\n' in out and "#BSUB -w 'done(7)'\n" not in out
+    shadowed = {d.field for d in diags if d.code == "W301" and "written instead" in d.message}
+    assert shadowed == {
+        "spec.schedule.queue",
+        "spec.schedule.beginAfter",
+        "spec.resources.memoryPerTask",
+        "spec.resources.cpusPerTask",
+        "spec.resources.gpu.count",
+        "spec.resources.gpu.type",
+        "spec.execution.environment.vars",
+        "spec.dependencies",
+        "spec.fileStaging.inputs",
+        "spec.placement.constraint",
+    }
+
+
+@pytest.mark.parametrize(
+    "directives",
+    [
+        '#BSUB -q "a b"\n',
+        "#BSUB -w 'done(1) || exit(2)' -w 'done(1) && numdone(3, *)'\n",
+        '#BSUB -n 8 -R "select[gpu] span[ptile=2] rusage[mem=2GB]" -R "select[ib]"\n',
+        '#BSUB -gpu "num=2:mode=exclusive_process" -env "all, ~HOME, A=1"\n',
+        '#BSUB -f "a > b" -f "c << d" -b 8:00 -sp 55 -W 30/hostA\n',
+        '#BSUB -n 4 -R "rusage[mem=8000:duration=10] span[block=2]"\n',
+        '#BSUB -n 4 -R "affinity[core(2):cpubind=core]"\n',
+        "#BSUB -i in.%J -cwd /scratch/%U/%J\n",
+    ],
+)
+def test_raw_extensions_of_a_read_script_are_not_shadowed(directives: str) -> None:
+    out, diags = bammmc.convert(SH + directives + BODY, "lsf", "lsf")
+    assert out is not None
+    assert [d for d in diags if "written instead" in d.message] == []
+
+
+def test_lsf_variables_on_other_schedulers() -> None:
+    text = (
+        SH + "#BSUB -n 8\nmpirun -np $LSB_DJOB_NUMPROC ./a.out\necho $LSB_HOSTS $LSB_MCPU_HOSTS\n"
+    )
+    out, diags = bammmc.convert(text, "lsf", "slurm")
+    assert out is not None and 'export LSB_DJOB_NUMPROC="${SLURM_NTASKS}"\n' in out
+    lost = [" ".join(d.notes) for d in diags if d.code == "W201"]
+    assert any("LSB_HOSTS" in m for m in lost) and any("LSB_MCPU_HOSTS" in m for m in lost)
+    out, _ = bammmc.convert(SH + "#SBATCH -n 2\nsrun -n $SLURM_NTASKS x\n", "slurm", "lsf")
+    assert out is not None and 'export SLURM_NTASKS="${LSB_DJOB_NUMPROC}"\n' in out
+
+
+def test_path_patterns() -> None:
+    """`-o dir/` is `dir/<job id>.out`; `%J`/`%I`; `-i`/`-cwd` patterns stay LSF's own (the
+    SPLAT fields are literal paths) with a W301; a literal `%J` cannot be written."""
+    text = SH + "#BSUB -o logs/\n#BSUB -e logs/\n#BSUB -i in.%J\n#BSUB -cwd /scratch/%U/%J\n" + BODY
+    job, diags = read(text)
+    assert job["spec"]["output"] == {
+        "stdout": "logs/{job_id}.out",
+        "stderr": "logs/{job_id}.err",
+        "openMode": "append",
+    }
+    assert job["spec"]["execution"]["stdin"] == "in.%J"
+    assert job["spec"]["extensions"]["lsf"]["options"] == {"i": "in.%J", "cwd": "/scratch/%U/%J"}
+    assert codes(diags) == [
+        ("W301", "spec.execution.stdin"),
+        ("W301", "spec.execution.workingDir"),
+    ]
+    assert diags[1].span is not None and diags[1].span.column == 12
+    out, more = bammmc.convert(text, "lsf", "lsf")
+    assert out is not None and '#BSUB -cwd "/scratch/%U/%J"\n' in out and '-i "in.%J"\n' in out
+    assert out.count("-cwd") == 1 and [d for d in more if d.code != "W301"] == []
+    job2 = splat(
+        "  execution:\n    workingDir: /data/%J\n    stdin: in.%I\n"
+        "  output:\n    stdout: logs/100%J.out\n    stderr: 'logs/{job_id}%x.err'\n"
+    )
+    _, diags = bammmc.emit(job2, "lsf")
+    assert [(c, f) for c, f in codes(diags) if c == "E140"] == [
+        ("E140", "spec.output.stdout"),
+        ("E140", "spec.execution.workingDir"),
+        ("E140", "spec.execution.stdin"),
+    ]
+
+
+def test_array_job_id_and_index() -> None:
+    """`%J` in an array job is the array's id; `%I` outside an array is 0 (W301)."""
+    job, diags = read(SH + '#BSUB -J "a[1-3]"\n#BSUB -o out.%J.%I\n' + BODY)
+    assert job["spec"]["output"]["stdout"] == "out.{array_job_id}.{array_index}" and diags == []
+    job, diags = read(SH + "#BSUB -o out.%J.%I\n" + BODY)
+    assert job["spec"]["output"]["stdout"] == "out.{job_id}.{array_index}"
+    assert codes(diags) == [("W301", "spec.output.stdout")]
+    out, diags = bammmc.convert(SH + "#SBATCH -a 1-3 -o out.%j\nx\n", "slurm", "lsf")
+    assert out is not None and '#BSUB -oo "out.%J"\n' in out
+    assert ("W301", "spec.output.stdout") in codes(diags)
+
+
+def test_late_directives_stay_in_the_body() -> None:
+    """bsub reads a `#BSUB` line in a heredoc too (it applies), but the line is part of the
+    script text: it stays there. Writing it back is a W301 when it changes the job, an E140
+    when bsub would reject it."""
+    body = "cat > child.lsf <<'X'\n#BSUB -n 64\nX\nbsub < child.lsf\n"
+    text = SH + "#BSUB -J gen\n" + body
+    job, diags = read(text)
+    assert diags == [] and job["spec"]["resources"]["tasks"] == 64
+    assert job["spec"]["execution"]["script"] == SH + body
+    out, diags = bammmc.convert(text, "lsf", "lsf")
+    assert out == SH + "#BSUB -J gen\n#BSUB -n 64\n" + body and diags == []
+    script = "    script: |\n      #!/bin/bash\n" + "".join(
+        f"      {line}\n" for line in body.split("\n")[:-1]
+    )
+    _, diags = bammmc.emit(splat("  resources:\n    tasks: 32\n  execution:\n" + script), "lsf")
+    assert codes(diags) == [("W301", "spec.execution.script")]
+    assert "`#BSUB -n 64`, line 5" in diags[0].message
+    bad = script.replace("-n 64", "-W 1:99")
+    _, diags = bammmc.emit(splat("  execution:\n" + bad), "lsf")
+    assert codes(diags) == [("E140", "spec.execution.script")]
+    # the heredoc body of the corpus keeps its `#BSUB` lines through a round trip
+    job2, _ = bammmc.parse(text, "lsf")
+    assert job2 is not None
+    again, _ = bammmc.parse(bammmc.emit(job2, "lsf")[0], "lsf")
+    assert again == job2
+
+
+def test_shell_without_shebang() -> None:
+    job = splat('  execution:\n    shell: /bin/csh\n    script: "setenv FOO bar\\n"\n')
+    out, diags = bammmc.emit(job, "lsf")
+    assert out == "#!/bin/csh\n#BSUB -J j\nsetenv FOO bar\n" and diags == []
+
+
+def test_repeated_sections_are_merged() -> None:
+    """Several `-R` with a section each: select ANDed, rusage merged; the strings kept for
+    LSF, the portable fields for the others. The same section twice means it once."""
+    text = SH + '#BSUB -n 8\n#BSUB -R "select[gpu] span[ptile=2] rusage[mem=2GB]"\n'
+    text += '#BSUB -R "select[ib]"\n' + BODY
+    job, diags = read(text)
+    assert diags == []
+    subset(
+        spec(
+            resources={"tasks": 8, "nodes": 4, "tasksPerNode": 2, "memoryPerTask": "2Gi"},
+            placement={"constraint": "gpu&ib"},
+            extensions={
+                "lsf": {"resreq": ["select[gpu] span[ptile=2] rusage[mem=2GB]", "select[ib]"]}
+            },
+        ),
+        job,
+    )
+    out, _ = bammmc.convert(text, "lsf", "slurm")
+    assert out is not None
+    for line in ("--ntasks-per-node=2", "--constraint=gpu&ib", "--nodes=4"):
+        assert line in out
+    # different values in a repeated section: nothing portable for it
+    job, _ = read(SH + '#BSUB -R "rusage[mem=2GB]" -R "rusage[mem=4GB] select[x]"\n' + BODY)
+    assert "memoryPerTask" not in job["spec"].get("resources", {})
+    assert job["spec"]["placement"] == {"constraint": "x"}
+    # the same rusage twice, once with the site's unit implied: one section
+    job, diags = read(SH + '#BSUB -R "rusage[mem=2500KB]"\n#BSUB -R "rusage[mem=2500]"\n' + BODY)
+    assert job["spec"]["resources"] == {"memoryPerTask": "2560k"}  # 2500 × 1024 bytes
+    assert "extensions" not in job["spec"] and codes(diags) == [("W302", None)]
+
+
+def test_env_writer() -> None:
+    """`none` never with variables; values with `,`, end spaces or nothing quoted; `'`
+    cannot be carried (E140); everything reads back exactly."""
+    job = splat(
+        "  execution:\n    environment:\n      inheritFromSubmitter: false\n      vars:\n"
+        "        A: '1'\n        B: ' padded '\n        D: 'x,y'\n        E: ''\n"
+    )
+    out, diags = bammmc.emit(job, "lsf")
+    assert "#BSUB -env \"A=1, B=' padded ', D='x,y', E=''\"\n" in out and diags == []
+    back, _ = bammmc.parse(out, "lsf")
+    assert back is not None and back.spec and back.spec.execution
+    assert back.spec.execution.environment == job.spec.execution.environment
+    out, _ = bammmc.emit(
+        splat("  execution:\n    environment:\n      inheritFromSubmitter: false\n"), "lsf"
+    )
+    assert "#BSUB -env none\n" in out
+    out, _ = bammmc.emit(
+        splat("  execution:\n    environment:\n      vars:\n        A: '1'\n"), "lsf"
+    )
+    assert '#BSUB -env "all, A=1"\n' in out
+    _, diags = bammmc.emit(
+        splat('  execution:\n    environment:\n      vars:\n        C: "it\'s"\n'), "lsf"
+    )
+    assert codes(diags) == [("E140", "spec.execution.environment.vars")]
+
+
+def test_values_bsub_would_misread() -> None:
+    job = splat(
+        "  schedule:\n    queue: 'q -x'\n"
+        "  fileStaging:\n    inputs:\n      - src: my file.dat\n        dst: in.dat\n"
+        "    outputs:\n      - src: out>x\n        dst: res.dat\n"
+    )
+    _, diags = bammmc.emit(job, "lsf")
+    assert codes(diags) == [
+        ("E140", "spec.schedule.queue"),
+        ("E140", "spec.fileStaging.inputs[0]"),
+        ("E140", "spec.fileStaging.outputs[0]"),
+    ]
+    _, diags = bammmc.emit(splat("  schedule:\n    queue: -x\n"), "lsf")
+    assert codes(diags) == [("E140", "spec.schedule.queue")]
+    job = splat("  resources:\n    tasks: 512\n  extensions:\n    lsf:\n      max_tasks: 64\n")
+    out, diags = bammmc.emit(job, "lsf")
+    assert "#BSUB -n 512\n" in out and codes(diags) == [("W201", "spec.extensions.lsf.max_tasks")]
+
+
+def test_spans() -> None:
+    """Words after a `\\` line end, a glued quoted value, a size inside `-R`."""
+    _, diags = read(SH + "#BSUB -n 4 \\\n   -W 1:75 -q\n" + BODY)
+    assert sorted((d.code, d.span.line, d.span.column) for d in diags if d.span) == [
+        ("E131", 3, 12),
+        ("E134", 3, 7),
+    ]
+    _, diags = read(SH + '#BSUB -J"a[0-3]"\n' + BODY)
+    span = diags[0].span
+    assert span is not None and (span.column, span.end_column) == (9, 17)
+    _, diags = read(SH + '#BSUB -n 4\n#BSUB -R "span[hosts=1] rusage[mem=8000]"\n' + BODY)
+    span = diags[0].span
+    assert diags[0].code == "W302" and span is not None
+    assert (span.line, span.column, span.end_column) == (3, 36, 40)
+
+
+def test_swapped_option_letters() -> None:
+    """`-oe x` is a typo for `-eo`, not `-o e` with a stray `x`."""
+    _, diags = read(SH + "#BSUB -oe x.out\n" + BODY)
+    assert [d.code for d in diags] == ["E130"] and diags[0].help == "did you mean `-eo`?"
+    job, diags = read(SH + "#BSUB -oe\n" + BODY)  # no value after it: getopt's `-o e`
+    assert diags == [] and job["spec"]["output"]["stdout"] == "e"
+
+
+def test_sniff_reads_column_zero_only() -> None:
+    assert sniff(SH + "#BSUB -n 4\n")
+    assert not sniff("kind: Job\nspec:\n  execution:\n    script: |\n      #BSUB -n 4\n")
+
+
+def test_memory_per_slot_with_ptile() -> None:
+    """`-n 2 span[ptile=4] rusage[mem=4GB]`: 4 GB per slot = per task, on one host."""
+    job, _ = read(SH + '#BSUB -n 2 -R "span[ptile=4] rusage[mem=4GB]"\n' + BODY)
+    assert job["spec"]["resources"] == {
+        "memoryPerTask": "4Gi",
+        "tasks": 2,
+        "nodes": 1,
+        "tasksPerNode": 4,
+    }
+
+
+def test_priority_band() -> None:
+    """`-sp` is mapped onto the band given (`--priority-range`), both ways."""
+    text = SH + "#BSUB -sp 50\n" + BODY
+    reporter = Reporter("job.lsf")
+    job, _ = lower(scan(text, reporter), reporter, band=PriorityBand(1, 100))
+    assert job is not None and job.spec and job.spec.schedule
+    assert job.spec.schedule.priority == 50
+    assert job.spec.extensions is None
+    out = write(job, Reporter(), WriteOptions(band=PriorityBand(1, 100)))[0].text
+    assert "#BSUB -sp 50\n" in out
+    job, _ = bammmc.parse(text, "lsf", priority_range="1:100")
+    assert job is not None and job.spec and job.spec.schedule
+    assert job.spec.schedule.priority == 50
+
+
+def test_nodes_and_tasks_become_ptile() -> None:
+    """10 tasks on 3 nodes is `ptile=4` (4+4+2) exactly; 9 on 4 nodes cannot be (3 hosts)."""
+    out, diags = bammmc.emit(splat("  resources:\n    tasks: 10\n    nodes: 3\n"), "lsf")
+    assert '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
+    _, diags = bammmc.emit(splat("  resources:\n    tasks: 9\n    nodes: 4\n"), "lsf")
+    assert codes(diags) == [("W301", "spec.resources.tasks")]

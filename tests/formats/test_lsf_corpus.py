@@ -25,8 +25,8 @@ FAULTY: dict[str, tuple[set[str], str]] = {
         "`-gpgpu` is no bsub option (getopt reads `-g pgpu`; `1` is stray)",
     ),
     "mskcc-sp-L-eo.sh": (
-        {"E133"},
-        "`-oe` is no bsub option (getopt reads `-o e`; the path is stray)",
+        {"E130"},
+        "`-oe` is no bsub option (a typo for `-eo`: getopt would read `-o e` and a stray path)",
     ),
     "olcf-summit-pytorch-alloc-flags.lsf": (
         {"E133"},

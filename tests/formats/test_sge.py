@@ -58,11 +58,11 @@ READ = [
         "-l mem_free=4G,h_rss=1G",
         spec(extensions={"sge": {"slot_memory": {"mem_free": "4Gi/slot", "h_rss": "1Gi/slot"}}}),
     ),
-    # a slot range: memory stays per slot
+    # a slot range of a thread PE: memory stays per slot, and a slot is one CPU of the task
     (
         "-pe smp 2-8 -l h_vmem=1G",
         spec(
-            resources={"cpusPerTask": 2, "memoryPerTask": "1Gi/slot"},
+            resources={"cpusPerTask": 2, "memoryPerTask": "1Gi/cpu"},
             extensions={"sge": {"pe": "smp", "pe_slots": "2-8"}},
         ),
     ),
@@ -75,7 +75,7 @@ READ = [
         "-soft -l arch=x -q fast.q",
         spec(extensions={"sge": {"soft_resources": {"arch": "x"}, "soft_queue": "fast.q"}}),
     ),
-    ("-t 1-100:2", spec(array={"indices": "1-100:2"})),
+    ("-t 1-100:2", spec(array={"indices": "1-99:2"})),  # qsub ends it at the last id
     ("-t 1-10:1 -tc 3", spec(array={"indices": "1-10", "maxConcurrent": 3})),
     ("-t 7", spec(array={"indices": "7"})),
     (
@@ -210,7 +210,7 @@ DIAGNOSTICS = [
     ("#$ -N a\necho hi\n#$ -q late\n", ["W420"]),
     ("  #$ -N indented\n", ["W402"]),
     ("#$ -b y\n", ["W406"]),
-    ("#$ -C '#PBS'\n", ["W406"]),
+    ("#$ -C '#PBS'\n", ["W410", "W406"]),  # qsub cuts the line at `#`
     ("#$ -N a\n#$ -N b\n", ["W407"]),
     ("#$ -pe big 4\n", ["W301"]),  # a PE name that says nothing: one task per slot
 ]
@@ -242,7 +242,7 @@ IDENTITY = [
     "#$ -p 0\n#$ -h\n#$ -r n\n#$ -a 202603010800.30\n#$ -dl 03010800\n",
     "#$ -l exclusive=true,arch=lx-amd64,gpu=2\n#$ -R y\n#$ -notify\n#$ -now y\n",
     "#$ -V\n#$ -v A=1,B=x\n#$ -v C\n#$ -S /bin/bash\n#$ -wd /scratch\n",
-    "#$ -soft\n#$ -l arch=x\n#$ -q fast.q\n#$ -hard\n#$ -l h_rt=600\n",
+    "#$ -soft -l arch=x,mem_free=4G -q fast.q\n#$ -l h_rt=600\n",
     "#$ -o host:/out\n#$ -m as\n#$ -ckpt blcr\n#$ -js 5\n#$ -binding pe linear:2\n",
     '#$ -N "a+b"\n#$ -i in.txt\n#$ -ac k=v\n#$ -l s_rt=0:0:30\n',
 ]
@@ -323,11 +323,12 @@ def test_slurm_to_sge_tasks_and_dependencies() -> None:
         "#$ -o run_$JOB_ID.out\n",
     ):
         assert line in out
-    # afterok waits for any end in Grid Engine; --mem-per-cpu is also in extensions.slurm
+    # afterok waits for any end in Grid Engine; --mem-per-cpu, kept as written in
+    # extensions.slurm, reaches Grid Engine as memory per task (per slot)
     assert {(d.code, d.field) for d in diags} == {
         ("W301", "spec.dependencies[0]"),
         ("W301", "spec.dependencies[1]"),
-        ("W201", "spec.extensions.slurm"),
+        ("W301", "spec.extensions.slurm.mem_per_cpu"),
     }
 
 
@@ -353,3 +354,356 @@ def test_detection() -> None:
     assert fmt is not None and fmt.name == "sge"
     fmt = detect("job.sh", SH + "#SBATCH -J a\necho $#\n", Reporter())
     assert fmt is not None and fmt.name == "slurm"
+
+
+# ── review findings: qsub's own behaviour (parse_qsub.c, parse_job_cull.c, sge_string.c) ──────
+
+
+def codes(diags: list[Diagnostic]) -> list[str]:
+    return [d.code for d in diags]
+
+
+def round_trip_text(text: str) -> str:
+    """`sge -> splat -> sge`."""
+    job, _ = bammmc.parse(text, "sge")
+    assert job is not None
+    return bammmc.emit(job, "sge")[0]
+
+
+def emit_splat(doc: str) -> tuple[str, list[Diagnostic]]:
+    job, diags = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\n" + doc, "splat")
+    assert job is not None and diags == [], diags
+    return bammmc.emit(job, "sge")
+
+
+def test_soft_lasts_to_the_end_of_its_own_line() -> None:
+    """cull_parse_cmdline() runs once per `#$` line, so the next line is hard again."""
+    job, diags = read(SH + "#$ -soft\n#$ -l arch=x\n#$ -q long.q\n" + BODY)
+    assert diags == []
+    assert job["spec"]["extensions"]["sge"] == {"resources": {"arch": "x"}}
+    assert job["spec"]["schedule"]["queue"] == "long.q"
+    job, _ = read(SH + "#$ -soft -l arch=x -hard -l os=y -soft -q a.q\n#$ -l h=1\n" + BODY)
+    sge = job["spec"]["extensions"]["sge"]
+    assert sge["soft_resources"] == {"arch": "x"} and sge["soft_queue"] == "a.q"
+    assert sge["resources"] == {"os": "y", "h": "1"}
+
+
+def test_writer_puts_soft_requests_on_one_line() -> None:
+    out, diags = emit_splat(
+        "spec:\n  extensions:\n    sge:\n      soft_resources: {arch: x, mem_free: 4G}\n"
+        "      soft_queue: fast.q\n"
+    )
+    assert diags == []
+    assert "#$ -soft -l arch=x,mem_free=4G -q fast.q\n" in out
+    assert "#$ -soft\n" not in out and "-hard" not in out
+
+
+@pytest.mark.parametrize(
+    "directive",
+    ["-t 1-100000000", "-t 1-99999999999", "-tc ²", "-tc 1_0", "-p ١٢", "-p 1_0", "-p 2000"],
+)
+def test_bad_numbers_are_e134_not_tracebacks(directive: str) -> None:
+    text = f"{SH}#$ {directive}\n{BODY}"
+    job, diags = read(text)
+    assert job is None and codes(diags) == ["E134"]
+    span = diags[0].span
+    assert span is not None and text[span.start : span.end] == directive.split(" ", 1)[1]
+
+
+def test_qsub_deletes_every_quote_of_every_word() -> None:
+    job, diags = read(SH + "#$ -N a\"b\"c\n#$ -v \"A='x y'\",B='1'2\n" + BODY)
+    assert diags == []
+    assert job["metadata"]["name"] == "abc"
+    assert job["spec"]["execution"]["environment"]["vars"] == {"A": "x y", "B": "12"}
+
+
+@pytest.mark.parametrize(
+    ("doc", "field"),
+    [
+        ('metadata:\n  name: x\nspec:\n  schedule:\n    queue: "it\'s"\n', "spec.schedule.queue"),
+        ("spec:\n  execution:\n    workingDir: '/a\"b'\n", "spec.execution.workingDir"),
+        ('spec:\n  extensions:\n    sge:\n      ckpt: "a\'b"\n', "spec.extensions.sge.ckpt"),
+        ("spec:\n  schedule:\n    account: 'a#b'\n", "spec.schedule.account"),
+    ],
+)
+def test_writer_refuses_values_with_quotes_or_hash(doc: str, field: str) -> None:
+    out, diags = emit_splat(doc)
+    assert [(d.code, d.field) for d in diags] == [("E140", field)]
+    assert out.count("#$") == (1 if "name:" in doc else 0)  # nothing else was written
+
+
+def test_a_hash_ends_the_directive_anywhere() -> None:
+    """parse_script_file() cuts the line at its first `#`, even inside a word or quotes."""
+    job, diags = read(SH + '#$ -N run#1\n#$ -q "a # b"\n' + BODY)
+    assert codes(diags) == ["W410", "W410"]
+    assert job["metadata"]["name"] == "run" and job["spec"]["schedule"]["queue"] == "a"
+
+
+def test_queue_mail_and_addresses_accumulate() -> None:
+    job, diags = read(
+        SH + "#$ -q a.q\n#$ -q b.q,c.q\n#$ -m b\n#$ -m e\n#$ -M me@x.org\n#$ -M you@y.org\n" + BODY
+    )
+    assert diags == []
+    assert job["spec"]["schedule"]["queue"] == "a.q,b.q,c.q"
+    assert job["spec"]["notifications"] == {
+        "events": ["begin", "end"],
+        "email": "me@x.org,you@y.org",
+    }
+    job, diags = read(SH + "#$ -m bs\n#$ -m n\n#$ -m a\n#$ -M a@x.org\n#$ -M b@x.org\n" + BODY)
+    assert job["spec"]["notifications"] == {"events": ["fail"], "email": "b@x.org"}
+    assert "extensions" not in job["spec"]  # `n` cleared the `s` as well
+    assert codes(diags) == ["W407"]  # one address per host: the later replaces the earlier
+
+
+def test_streams_stay_separate_by_default() -> None:
+    job, diags = read(SH + "#$ -o out.log\n" + BODY)
+    assert diags == [] and job["spec"]["output"] == {"stdout": "out.log", "mergeStderr": False}
+    out = round_trip_text(SH + "#$ -o out.log\n" + BODY)
+    assert "-j" not in out  # separate files are qsub's default
+    converted, _ = bammmc.convert(SH + "#$ -N x\n" + BODY, "sge", "slurm")
+    assert converted is not None and "#SBATCH --error=" in converted
+
+
+def test_error_path_is_ignored_when_joined() -> None:
+    job, diags = read(SH + "#$ -j Y\n#$ -o out.log -e err.log\n" + BODY)
+    assert codes(diags) == ["W406"]
+    assert job["spec"]["output"] == {"stdout": "out.log", "mergeStderr": True}
+    out, diags = emit_splat(
+        "spec:\n  output:\n    mergeStderr: true\n    stdout: o\n    stderr: e\n"
+    )
+    assert "#$ -e" not in out and [(d.code, d.field) for d in diags] == [
+        ("W201", "spec.output.stderr")
+    ]
+
+
+def test_site_only_path_variables_stay_grid_engine_only() -> None:
+    """`$HOME`/`$USER` are expanded by the execd only; `${JOB_ID}` is not expanded at all."""
+    job, diags = read(SH + "#$ -o $HOME/logs/$USER.log\n#$ -e /s/${JOB_ID}.err\n" + BODY)
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
+    assert job["spec"]["extensions"]["sge"] == {"output": "$HOME/logs/$USER.log"}
+    assert "stdout" not in job["spec"]["output"]
+    assert job["spec"]["output"]["stderr"] == "/s/${{JOB_ID}}.err"  # literal braces
+    out, _ = bammmc.convert(SH + "#$ -o $HOME/x.log\n" + BODY, "sge", "slurm")
+    assert out is not None and "$HOME" not in out
+
+
+def test_job_id_of_an_array_is_the_arrays_id() -> None:
+    job, diags = read(SH + "#$ -t 1-4\n#$ -o o.$JOB_ID.$TASK_ID\n#$ -e logs/\n" + BODY)
+    assert diags == []
+    assert job["spec"]["output"]["stdout"] == "o.{array_job_id}.{array_index}"
+    assert job["spec"]["output"]["stderr"] == "logs/{job_name}.e{array_job_id}.{array_index}"
+    job, _ = read(SH + "#$ -o o.$JOB_ID\n" + BODY)
+    assert job["spec"]["output"]["stdout"] == "o.{job_id}"
+    out, diags = emit_splat(
+        "spec:\n  array:\n    indices: 1-4\n  output:\n    stdout: o.{job_id}\n"
+    )
+    assert "#$ -o o.$JOB_ID.$TASK_ID\n" in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
+
+
+def test_writer_escapes_path_separators_and_dollars() -> None:
+    out, diags = emit_splat("spec:\n  output:\n    stdout: 'run:1,x.$HOME.{job_id}'\n")
+    assert "#$ -o run_1_x._HOME.$JOB_ID\n" in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
+
+
+def test_extensions_do_not_silently_override_portable_fields() -> None:
+    out, diags = emit_splat(
+        "spec:\n  dependencies:\n    - {scheme: afterany, value: '12'}\n"
+        "    - {scheme: afterany, value: '14'}\n"
+        "  notifications:\n    events: [end]\n"
+        "  extensions:\n    sge:\n      hold_jid: [prep, '12', '13']\n      mail_points: bas\n"
+    )
+    assert "#$ -hold_jid prep,12,14\n" in out  # 13 was dropped from the portable list
+    assert "#$ -m es\n" in out
+    assert {(d.code, d.field) for d in diags} == {
+        ("W301", "spec.extensions.sge.hold_jid"),
+        ("W301", "spec.extensions.sge.mail_points"),
+    }
+    # agreeing values: the extension refines the portable field without a word
+    out, diags = emit_splat(
+        "spec:\n  dependencies:\n    - {scheme: afterany, value: '12'}\n"
+        "  notifications:\n    events: [fail]\n"
+        "  extensions:\n    sge:\n      hold_jid: ['12', 'prep*']\n      mail_points: as\n"
+    )
+    assert diags == [] and "#$ -hold_jid 12,prep*\n" in out and "#$ -m as\n" in out
+
+
+def test_shifted_array_defines_the_other_indices_exactly() -> None:
+    out, _ = bammmc.convert(
+        SH + "#SBATCH --array=0-199\necho $SLURM_ARRAY_TASK_ID\n", "slurm", "sge"
+    )
+    assert out is not None and "#$ -t 1-200\n" in out
+    assert 'export SLURM_ARRAY_TASK_ID="$((SGE_TASK_ID - 1))"\n' in out
+    out, _ = emit_splat(
+        "spec:\n  array:\n    indices: 0-9\n  execution:\n"
+        '    script: "#!/bin/bash\\necho $BAMMM_ARRAY_INDEX\\n"\n'
+    )
+    assert 'export BAMMM_ARRAY_INDEX="$((SGE_TASK_ID - 1))"\n' in out
+
+
+def test_thread_pe_slot_range_is_memory_per_cpu() -> None:
+    out, _ = bammmc.convert(SH + "#$ -pe smp 2-8\n#$ -l h_vmem=1G\n" + BODY, "sge", "slurm")
+    assert out is not None and "#SBATCH --mem-per-cpu=1G\n" in out
+    assert "#SBATCH --cpus-per-task=2\n" in out
+
+
+def test_shell_option_beats_the_shebang() -> None:
+    job, diags = read(SH + "#$ -S /bin/tcsh\n" + BODY)
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.execution.shell")]
+    assert job["spec"]["execution"]["shell"] == "/bin/tcsh"
+    _, diags = read("#!/usr/bin/env bash\n#$ -S /bin/bash\n" + BODY)
+    assert diags == []  # the same shell
+
+
+def test_yes_and_no_ignore_case() -> None:
+    job, diags = read(SH + "#$ -j Y -r YES -R Yes -now NO\n" + BODY)
+    assert diags == []
+    assert job["spec"]["output"]["mergeStderr"] is True
+    assert job["spec"]["lifecycle"]["requeueOnFailure"] is True
+    assert job["spec"]["extensions"]["sge"] == {"reserve": True, "now": False}
+
+
+@pytest.mark.parametrize(
+    ("directives", "cwd", "wd"),
+    [("#$ -wd /x\n#$ -cwd\n", True, None), ("#$ -cwd\n#$ -wd /x\n", None, "/x")],
+)
+def test_the_later_of_cwd_and_wd_wins(directives: str, cwd: bool | None, wd: str | None) -> None:
+    job, diags = read(SH + directives + BODY)
+    assert codes(diags) == ["W407"]
+    assert job["spec"].get("extensions", {}).get("sge", {}).get("cwd") == cwd
+    assert job["spec"]["execution"].get("workingDir") == wd
+    out = round_trip_text(SH + directives + BODY)
+    assert ("#$ -cwd\n" in out) == bool(cwd) and ("#$ -wd /x\n" in out) == bool(wd)
+
+
+def test_writer_with_both_cwd_and_wd_writes_the_directory() -> None:
+    out, diags = emit_splat(
+        "spec:\n  execution:\n    workingDir: /w\n  extensions:\n    sge:\n      cwd: true\n"
+    )
+    assert "#$ -wd /w\n" in out and "-cwd" not in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.extensions.sge.cwd")]
+
+
+def test_writer_computes_large_arrays_without_listing_them() -> None:
+    import time
+
+    started = time.perf_counter()
+    out, diags = emit_splat("spec:\n  array:\n    indices: 1-10000000:3\n")
+    assert time.perf_counter() - started < 1
+    assert "#$ -t 1-10000000:3\n" in out and diags == []
+    out, diags = emit_splat("spec:\n  array:\n    indices: 0-4999999,5000000-9999999\n")
+    assert "#$ -t 1-10000000\n" in out
+
+
+@pytest.mark.parametrize(
+    ("directive", "expected"),
+    [
+        ("-pe mpi 16,4", {"tasks": 4}),
+        ("-pe mpi 4-", {"tasks": 4}),
+        ("-pe mpi -8", {"tasks": 1}),
+        ("-pe smp 2,6-8", {"cpusPerTask": 2}),
+    ],
+)
+def test_slot_range_minimum(directive: str, expected: dict[str, int]) -> None:
+    job, diags = read(f"{SH}#$ {directive}\n{BODY}")
+    assert codes(diags) == ["W301"]
+    assert job["spec"]["resources"] == expected
+
+
+def test_inverted_slot_range_is_refused() -> None:
+    _, diags = read(SH + "#$ -pe smp 8-4\n" + BODY)
+    assert codes(diags) == ["E134"] and "ends before it starts" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("h_vmem=", "the value of `h_vmem` is empty"), ("h_vmem", "`-l h_vmem` has no value")],
+)
+def test_empty_memory_value_says_so(value: str, message: str) -> None:
+    _, diags = read(f"{SH}#$ -l {value}\n{BODY}")
+    assert [(d.code, d.message) for d in diags] == [("E134", message)]
+
+
+def test_every_bad_resource_item_is_reported_at_itself() -> None:
+    text = SH + "#$ -l h_vmem=2T,arch=x,h_rt=1h,=5,s_rt=60\n" + BODY
+    _, diags = read(text)
+    shown = sorted(text[d.span.start : d.span.end] for d in diags if d.span and d.span.start)
+    assert codes(diags) == ["E134"] * 3
+    assert shown == ["=5", "h_rt=1h", "h_vmem=2T"]
+
+
+@pytest.mark.parametrize(
+    ("directive", "expected"),
+    [
+        ("-l h_vmem=.5G", {"resources": {"memoryPerTask": "512Mi"}}),
+        ("-l h_vmem=1e3M", {"resources": {"memoryPerTask": "1000Mi"}}),
+        ("-l h_vmem=+2G", {"resources": {"memoryPerTask": "2Gi"}}),
+        ("-l h_vmem=010K", {"resources": {"memoryPerTask": "8Ki"}}),  # strtol: octal
+        ("-l h_rt=1.5", {"schedule": {"walltime": "PT1S"}}),  # truncated
+        ("-l h_rt=1.5:0:0", {"schedule": {"walltime": "PT1H30M"}}),
+        ("-l h_rt=010:00:00", {"schedule": {"walltime": "PT10H"}}),  # strtod: decimal
+        ("-t 1-3,4-6", {"array": {"indices": "1-6"}}),
+        ("-t 1,3,5-9:2", {"array": {"indices": "1-9:2"}}),
+        ("-tc 0 -t 1-3", {"array": {"indices": "1-3"}}),  # 0: no limit
+    ],
+)
+def test_numbers_as_qsub_reads_them(directive: str, expected: dict[str, Any]) -> None:
+    job, diags = read(f"{SH}#$ {directive}\n{BODY}")
+    assert diags == []
+    subset(expected, job["spec"])
+
+
+def test_task_list_that_is_not_one_range_is_refused() -> None:
+    _, diags = read(SH + "#$ -t 1-3,7-9\n" + BODY)
+    assert codes(diags) == ["E134"]
+
+
+def test_writer_always_writes_a_memory_unit() -> None:
+    out, diags = emit_splat(
+        "spec:\n  resources:\n    cpusPerTask: 3\n    memoryPerTask: 1Gi\n"
+        "  extensions:\n    sge:\n      slot_memory: {s_vmem: 1001/slot}\n"
+    )
+    # 1Gi / 3 = 357913941.3 bytes a slot: no unit divides it, so it is rounded up to whole `k`
+    assert "#$ -l h_vmem=357914k\n" in out
+    assert "#$ -l s_vmem=1001M\n" in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.resources.memoryPerTask")] * 2
+
+
+@pytest.mark.parametrize(
+    ("sge", "code", "field"),
+    [
+        ("resources: {a: 'b,c=d'}", "E140", "spec.extensions.sge.resources.a"),
+        ("resources: {'x y': '1'}", "E140", "spec.extensions.sge.resources.x y"),
+        ("soft_resources: {arch: 'x=y'}", "E140", "spec.extensions.sge.soft_resources.arch"),
+        ("export: ['A,B']", "E140", "spec.extensions.sge.export"),
+        ("options: {N: other}", "W201", "spec.extensions.sge.options.N"),
+        ("options: {hold_jid: '1'}", "W201", "spec.extensions.sge.options.hold_jid"),
+        ("{pe: mpi, pe_slots: '4 -l x=1'}", "E140", "spec.extensions.sge.pe_slots"),
+        ("mail_points: 'b,x'", "E140", "spec.extensions.sge.mail_points"),
+        ("begin: '0301 -N x'", "E140", "spec.extensions.sge.begin"),
+    ],
+)
+def test_writer_validates_extension_values(sge: str, code: str, field: str) -> None:
+    ext = f"    sge: {sge}\n" if sge.startswith("{") else f"    sge:\n      {sge}\n"
+    out, diags = emit_splat("spec:\n  extensions:\n" + ext)
+    assert [(d.code, d.field) for d in diags] == [(code, field)]
+    assert out.count("#$") == 0
+
+
+def test_array_before_clear_is_kept() -> None:
+    """cull_parse_job_parameter() applies `-t` and `-tc` before it handles `-clear`."""
+    job, diags = read(SH + "#$ -t 1-10 -tc 2 -N a -l h_rt=60\n#$ -clear\n#$ -N b\n" + BODY)
+    assert diags == []
+    assert job["spec"]["array"] == {"indices": "1-10", "maxConcurrent": 2}
+    assert job["metadata"]["name"] == "b" and "schedule" not in job["spec"]
+
+
+def test_priority_uses_the_priority_band() -> None:
+    from bammmc.ir.priority import PriorityBand
+
+    text = SH + "#$ -p 1023\n" + BODY
+    reporter = Reporter("job.sge")
+    job, _ = lower(scan(text, reporter), reporter, band=PriorityBand(0, 100))
+    assert job is not None and job.spec and job.spec.schedule
+    assert job.spec.schedule.priority == 100

@@ -26,8 +26,9 @@ FAULTY: dict[str, tuple[set[str], str]] = {
         "qalter's option, not qsub's",
     ),
     "template-uap-qsub-placeholders.sh": (
-        {"E134"},
-        "an unrendered uap template: `-pe smp #{CORES}` has no slot count",
+        {"E131"},
+        "an unrendered uap template: qsub cuts `-pe smp #{CORES}` at its `#`, so `-pe smp` has "
+        "no slot count (and `-M #{EMAIL}` no address)",
     ),
 }
 

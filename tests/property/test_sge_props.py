@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bammmc
-from bammmc.ir.job import Job
+from bammmc.ir.job import Job, Output
+from bammmc.ir.values import Template
 
 SETTINGS = settings(
     derandomize=True,
@@ -107,9 +109,9 @@ def test_sge_round_trip(doc: dict[str, Any]) -> None:
     )
     mem, bmem = spec.resources.memory_per_task, bspec.resources.memory_per_task
     assert mem is not None and bmem is not None
-    # per slot, rounded up to a whole byte (W301 when it is not exact)
+    # per slot, rounded up to a whole K or k (always a unit; W301 when it is not exact)
     slots = int(spec.resources.cpus_per_task.cores) if spec.resources.cpus_per_task else 1
-    assert mem.bytes <= bmem.bytes < mem.bytes + slots
+    assert mem.bytes <= bmem.bytes < mem.bytes + 1024 * slots
     if spec.array and spec.array.indices:
         assert bspec.array and bspec.array.indices
         assert bspec.array.indices.indices() == spec.array.indices.indices()
@@ -121,7 +123,17 @@ def test_sge_round_trip(doc: dict[str, Any]) -> None:
         assert bspec.notifications
         assert set(bspec.notifications.events or ()) == set(spec.notifications.events or ())
         assert bspec.notifications.email == spec.notifications.email
-    assert bspec.output == spec.output
+    # Grid Engine keeps stdout and stderr apart unless `-j y` joins them; in an array job its
+    # `$JOB_ID` is the array's id, so a task's own `{job_id}` is written `$JOB_ID.$TASK_ID`
+    output = spec.output or Output()
+    stdout = output.stdout
+    if stdout is not None and spec.array:
+        unique = str(stdout).replace("{job_id}", "{array_job_id}.{array_index}")
+        stdout = Template.parse(unique)
+    expected = msgspec.structs.replace(
+        output, stdout=stdout, merge_stderr=bool(output.merge_stderr)
+    )
+    assert bspec.output == expected
     assert bspec.lifecycle == spec.lifecycle
     assert bspec.placement == spec.placement
     assert back.metadata == job.metadata
@@ -154,6 +166,23 @@ WORDS = st.sampled_from(
         "0",
         "-p",
         "-5",
+        # the review's tracebacks and qsub's own readings
+        "1-100000000",
+        "1-3,4-6",
+        "²",
+        "١٢",
+        "h_vmem=,h_rt=1.5",
+        "h_vmem=.5G,s_vmem=1e999G",
+        "16,4",
+        "8-4",
+        "-soft",
+        "-clear",
+        "-o",
+        "$HOME/$JOB_ID.${TASK_ID}",
+        "a#b",
+        "'it\"s'",
+        "-M",
+        "a@b,c",
     ]
 )
 

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import re
 from fractions import Fraction
 from typing import Any, Final
 
 import msgspec
 
-from bammmc.diagnostics.model import Reporter
+from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.lsf import LsfScript, values
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
-from bammmc.ir.priority import NATIVE_RANGES, from_native, to_native
+from bammmc.ir.priority import DEFAULT_BAND, NATIVE_RANGES, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
 from bammmc.passes.lower.slurm import _Builder, _keep_values
@@ -35,6 +36,12 @@ UNITS: Final = {u: 1024 ** (i + 1) for i, u in enumerate("KMGTPEZ")}
 SITE_UNITS: Final = ("KB", "MB", "GB", "TB", "PB", "EB")
 #: -w conditions that are a portable dependency scheme
 SCHEMES: Final = {"done": "afterok", "exit": "afternotok", "ended": "afterany", "started": "after"}
+#: a quoted `-w` job name that the portable value would take for a job id keeps its quotes
+ID_LIKE: Final = re.compile(r"[0-9]+(?:_(?:[0-9]+|\*|\[.*\]))?")
+#: `-cwd` patterns (IBM bsub -cwd): `%J`, `%JG`, `%I`, `%EJ`, `%EI`, `%P`, `%U`, `%G`, `%H`
+CWD_PATTERN: Final = re.compile(r"%(?:JG|EJ|EI|[JIPUGH])")
+#: `-i` patterns: `%J` and `%I`
+INPUT_PATTERN: Final = re.compile(r"%[JI]")
 #: cu[type=] values the specification's `compute_unit.type` can hold
 CU_TYPES: Final = frozenset({"rack", "chassis", "enclosure", "switch"})
 #: options kept verbatim in extensions.lsf.options (no field of their own)
@@ -94,11 +101,18 @@ class Invalid(Exception):
     pass
 
 
-def lower(script: LsfScript, reporter: Reporter, unit: str = "KB") -> tuple[Job | None, SourceMap]:
-    """Lower the options; ``unit`` is the site's `LSF_UNIT_FOR_LIMITS` for bare numbers."""
+def lower(
+    script: LsfScript,
+    reporter: Reporter,
+    unit: str = "KB",
+    *,
+    band: PriorityBand | None = None,
+) -> tuple[Job | None, SourceMap]:
+    """Lower the options; ``unit`` is the site's `LSF_UNIT_FOR_LIMITS` for bare numbers,
+    ``band`` the canonical priority band `-sp` is mapped onto (`--priority-range`)."""
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
-    b = _Builder(reporter, "", source_map)
+    b = _Builder(reporter, "", source_map, band=band or DEFAULT_BAND)
     b.data = {"apiVersion": API_VERSION, "kind": "Job"}
     last: dict[str, Occurrence] = {}
     repeated: dict[str, list[Occurrence]] = {"R": [], "f": []}
@@ -148,6 +162,8 @@ class _State:
         self.ptile: tuple[int, Occurrence] | None = None
         self.one_host: Occurrence | None = None
         self.streams: dict[str, tuple[str, Occurrence]] = {}
+        #: `-J` as written
+        self.name_value: str | None = None
 
 
 def _ext(b: _Builder, key: str, value: Any, occ: Occurrence) -> None:
@@ -222,6 +238,7 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
     reporter = b.reporter
     value = occ.value or ""
     if name == "J":
+        s.name_value = value
         _name(occ, b)
     elif name == "q":
         queues = value.split()
@@ -247,9 +264,9 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
             )
         native = int(value)
         if native <= NATIVE_RANGES["lsf"].high:
-            band = from_native(native, "lsf")
-            b.set("spec.schedule.priority", band, occ)
-            if to_native(band, "lsf") != native:
+            level = from_native(native, "lsf", b.band)
+            b.set("spec.schedule.priority", level, occ)
+            if to_native(level, "lsf", b.band) != native:
                 _ext(b, "priority", native, occ)
         else:  # above the default MAX_USER_PRIORITY (100): only the site knows its range
             _ext(b, "priority", native, occ)
@@ -311,8 +328,10 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
         s.streams[name[0]] = (name, occ)
     elif name == "i":
         b.set("spec.execution.stdin", value, occ)
+        _raw_path(occ, s, INPUT_PATTERN, "spec.execution.stdin")
     elif name == "cwd":
         b.set("spec.execution.workingDir", value, occ)
+        _raw_path(occ, s, CWD_PATTERN, "spec.execution.workingDir")
     elif name == "outdir":
         _ext(b, "outdir", value, occ)
     elif name == "u":
@@ -343,6 +362,31 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
     else:  # PASSED and anything else in the option table: kept as written
         s.other[name] = value if occ.value is not None else ""
         s.other_occ = s.other_occ or occ
+
+
+def _raw_path(occ: Occurrence, s: _State, pattern: re.Pattern[str], field: str) -> None:
+    """`-i in.%J`, `-cwd /scratch/%U/%J`: LSF fills the patterns in, but the SPLAT field is a
+    literal path. The option is kept as written (`extensions.lsf.options`), and a W301 says
+    that other schedulers get the text as it stands."""
+    value = occ.value or ""
+    found = list(dict.fromkeys(m.group() for m in pattern.finditer(value)))
+    if not found:
+        return
+    s.other[occ.name] = value
+    s.other_occ = s.other_occ or occ
+    shown = ", ".join(f"`{p}`" for p in found)
+    s.b.reporter.report(
+        "W301",
+        f"LSF fills in {shown} in `-{occ.name}`; `{field}` is a literal path",
+        occ.value_span or occ.span,
+        field=field,
+        notes=(
+            "SPLAT has no pattern for this field (and no variable at all for `%U`, `%G`, `%P`, "
+            "`%H`): other schedulers get the text as written",
+            "the option is kept as written in `extensions.lsf.options` for LSF",
+        ),
+        help="write the path without patterns if the job runs elsewhere",
+    )
 
 
 def _name(occ: Occurrence, b: _Builder) -> None:
@@ -446,12 +490,17 @@ def _gpu(occ: Occurrence, b: _Builder) -> None:
 
 
 def _job_text(ref: Any) -> tuple[str, bool]:
-    """A -w job reference: its text and whether it names one whole job (id or plain name)."""
+    """A -w job reference: its text and whether it names one whole job (id or plain name).
+
+    A quoted name that the portable value would read as a job id (`done("123")` is the job
+    *named* 123) keeps its double quotes, so that no writer turns it into an id."""
     tok = ref.children[0]
     text = str(tok)
     if tok.type == "DQSTRING":
         text = text[1:-1]
-    plain = "[" not in text and "*" not in text and bool(text)
+        if ID_LIKE.fullmatch(text):
+            text = f'"{text}"'
+    plain = "[" not in text and "*" not in text and text.strip('"') != ""
     return text, plain
 
 
@@ -493,6 +542,9 @@ def _depend(occ: Occurrence, b: _Builder) -> None:
 
 
 def _env(occ: Occurrence, b: _Builder) -> None:
+    """`-env "all|none|VAR=val, …"`. A list without `all` passes only the listed variables
+    (IBM bsub -env; the sheet marks the detail UNVERIFIED), so it reads as
+    `inheritFromSubmitter: false`."""
     value = occ.value or ""
     tree = _tree("env", value, occ, b.reporter, "environment list", "all, A=1")
     inherit: bool | None = None
@@ -507,13 +559,21 @@ def _env(occ: Occurrence, b: _Builder) -> None:
         elif len(item.children) == 1:
             exact = False  # a name without a value: the submitter's value
         else:
-            text = "".join(
-                str(t)[1:-1] if t.type == "SQSTRING" else str(t) for t in item.children[1].children
-            )
-            out[name] = text.strip()
+            parts = item.children[1].children
+            text = ""
+            for n, t in enumerate(parts):
+                piece = str(t)
+                if t.type == "SQSTRING":
+                    piece = piece[1:-1]  # quoted: exactly as written, spaces included
+                elif n == len(parts) - 1:
+                    piece = piece.rstrip()  # the white space before the next `,`
+                text += piece
+            out[name] = text
     if not exact:
         _ext(b, "env", value, occ)
         return
+    if inherit is None and out:
+        inherit = False  # only the listed variables
     if inherit is not None:
         b.set("spec.execution.environment.inheritFromSubmitter", inherit, occ)
     if out:
@@ -525,8 +585,7 @@ def _env(occ: Occurrence, b: _Builder) -> None:
 
 def _resreqs(occs: list[Occurrence], s: _State) -> None:
     b = s.b
-    seen: dict[str, int] = {}
-    simple: list[tuple[Any, Occurrence]] = []
+    simple: list[tuple[Any, str, Occurrence]] = []
     raw = False
     for occ in occs:
         text = occ.value or ""
@@ -550,40 +609,142 @@ def _resreqs(occs: list[Occurrence], s: _State) -> None:
                 f"`{twice[0].removesuffix('_sec')}` appears twice in one `-R`",
                 "write each section once (a bare leading expression is the select section)",
             )
-        for kind in kinds:
-            seen[kind] = seen.get(kind, 0) + 1
-        simple.append((tree, occ))
-    if raw or any(n > 1 for n in seen.values()):
-        # compound/alternative, or one section in several -R: kept whole (merge rules for
-        # span/same/cu/affinity across -R are unverified, lsf.md §2.3)
+        simple.append((tree, text, occ))
+    if raw:  # compound `N*{…}` or alternative `{…} || {…}`: kept whole
         _ext(b, "resreq", [o.value or "" for o in occs], occs[0])
         return
-    for tree, occ in simple:
-        text = occ.value or ""
+    # each distinct section once: the same section in two `-R` (a script whose own `#BSUB`
+    # lines repeat the header's, `rusage[mem=2500]` and `rusage[mem=2500KB]`) means it once
+    groups: dict[str, list[tuple[Any, str, Occurrence]]] = {}
+    keys: set[tuple[str, Any]] = set()
+    for tree, text, occ in simple:
         for section in tree.children:
+            kind = section.data.replace("bare_select", "select_sec")
+            key = (kind, _section_key(section, text, occ, s))
+            if key not in keys:
+                keys.add(key)
+                groups.setdefault(kind, []).append((section, text, occ))
+    if all(len(items) == 1 for items in groups.values()):
+        for items in groups.values():
+            section, text, occ = items[0]
             _section(section, text, occ, s)
+        return
+    # one section in several `-R`: LSF merges them. Documented for select (ANDed), order and
+    # rusage (merged); UNVERIFIED for span, same, cu and affinity (lsf.md §2.3). The `-R`
+    # strings are kept as written for LSF; the portable fields get what the merge says
+    # unambiguously, so that other schedulers still see the layout, memory and features.
+    _ext(b, "resreq", [o.value or "" for o in occs], occs[0])
+    for kind, items in groups.items():
+        if kind == "select_sec":
+            names: list[str] = []
+            for section, _, _ in items:
+                found = _feature_names(section.children[0])
+                if found is None:
+                    break
+                names += [n for n in found if n not in names]
+            else:
+                b.set("spec.placement.constraint", "&".join(names), items[0][2])
+        elif kind == "rusage_sec":
+            sizes = {n for section, _, _ in items if (n := _rusage_mem(section, s)) is not None}
+            single = all(len(section.children) == 1 for section, _, _ in items)
+            if single and len(sizes) == 1:
+                b.set("spec.resources.memoryPerTask", Size.from_bytes(sizes.pop()), items[0][2])
+        elif kind in ("span_sec", "affinity_sec") and len(items) == 1:
+            section, text, occ = items[0]
+            _section(section, text, occ, s, portable_only=True)
 
 
 def _slice(node: Any, text: str) -> str:
     return text[node.meta.start_pos : node.meta.end_pos]
 
 
-def _section(section: Any, text: str, occ: Occurrence, s: _State) -> None:
+def _sub_span(occ: Occurrence, start: int, end: int) -> Span:
+    """The span of ``value[start:end]`` inside the option's value as written (quotes around the
+    whole value allowed); the whole value's span when the mapping is not that simple."""
+    span = occ.value_span or occ.span
+    width = span.end_column - span.column
+    shift = {0: 0, 2: 1}.get(width - len(occ.value or ""))
+    if span.line != span.end_line or shift is None:
+        return span
+    return span.shifted(start + shift, end + shift)
+
+
+def _section_key(section: Any, text: str, occ: Occurrence, s: _State) -> Any:
+    """What a section means, to find the same section written twice. Sizes in `rusage` count
+    as bytes (and each bare number is reported here, once: W302)."""
+    if section.data == "rusage_sec":
+        out: list[Any] = []
+        for lst in section.children:
+            for usage in lst.children:
+                for item in usage.children:
+                    key, tok = str(item.children[0]), item.children[1]
+                    if key == "mem":
+                        mem_occ = Occurrence(
+                            occ.name,
+                            str(tok),
+                            occ.span,
+                            _sub_span(occ, tok.start_pos or 0, tok.end_pos or 0),
+                            occ.written,
+                        )
+                        n_bytes, _ = lsf_bytes(str(tok), mem_occ, s, "memory reservation per slot")
+                        out.append((key, n_bytes))
+                    else:
+                        out.append((key, str(tok)))
+                out.append(":")
+            out.append("||")
+        return tuple(out)
+    node = section.children[0] if section.data in ("bare_select", "select_sec") else section
+    return " ".join(_slice(node, text).split())
+
+
+def _rusage_mem(section: Any, s: _State) -> int | None:
+    """Bytes of the `mem=` of a rusage section with one usage list (the W302 was reported by
+    ``_section_key``); ``None`` without one."""
+    mems = [
+        str(i.children[1])
+        for lst in section.children[:1]
+        for usage in lst.children
+        for i in usage.children
+        if str(i.children[0]) == "mem"
+    ]
+    if len(mems) != 1:
+        return None
+    return _quiet_bytes(mems[0], s)
+
+
+def _quiet_bytes(text: str, s: _State) -> int | None:
+    digits = text.rstrip("!").rstrip("KMGTPEZkmgtpezBb")
+    unit = text.rstrip("!")[len(digits) :].upper()[:1] or s.unit[0]
+    try:
+        exact = Fraction(digits) * UNITS[unit]
+    except (ValueError, KeyError, ZeroDivisionError):
+        return None
+    return int(-(-exact.numerator // exact.denominator))
+
+
+def _section(
+    section: Any, text: str, occ: Occurrence, s: _State, *, portable_only: bool = False
+) -> None:
+    """One `-R` section. ``portable_only``: the `-R` strings are kept whole, so only the
+    portable fields are set (no raw section in `extensions.lsf`)."""
     b = s.b
     kind = section.data
+
+    def ext(key: str, value: Any) -> None:
+        if not portable_only:
+            _ext(b, key, value, occ)
+
     if kind in ("bare_select", "select_sec"):
         expr = section.children[0]
         names = _feature_names(expr)
         if names is not None:
             b.set("spec.placement.constraint", "&".join(names), occ)
         else:
-            _ext(b, "select", " ".join(_slice(expr, text).split()), occ)
+            ext("select", " ".join(_slice(expr, text).split()))
     elif kind == "order_sec":
-        _ext(
-            b,
+        ext(
             "order_expression",
             ":".join("".join(str(t) for t in k.children) for k in section.children),
-            occ,
         )
     elif kind == "rusage_sec":
         _rusage(section, text, occ, s)
@@ -598,11 +759,12 @@ def _section(section: Any, text: str, occ: Occurrence, s: _State) -> None:
                 s.ptile = (int(val), occ)
                 return
         inner = " ".join(_slice(section, text).split())
-        _ext(b, "span", inner[inner.index("[") + 1 : -1].strip(), occ)
+        ext("span", inner[inner.index("[") + 1 : -1].strip())
     elif kind == "same_sec":
-        _ext(b, "same_resource", [str(t) for t in section.children], occ)
+        ext("same_resource", [str(t) for t in section.children])
     elif kind == "cu_sec":
-        _cu(section, text, occ, b)
+        if not portable_only:
+            _cu(section, text, occ, b)
     elif kind == "affinity_sec":
         inner = _slice(section, text)
         inner = inner[inner.index("[") + 1 : -1].strip()
@@ -619,7 +781,7 @@ def _section(section: Any, text: str, occ: Occurrence, s: _State) -> None:
             if n >= 1:
                 b.set("spec.resources.cpusPerTask", Cpu.parse(n), occ)
                 return
-        _ext(b, "affinity", inner, occ)
+        ext("affinity", inner)
 
 
 def _feature_names(expr: Any) -> list[str] | None:
@@ -641,19 +803,11 @@ def _rusage(section: Any, text: str, occ: Occurrence, s: _State) -> None:
     b = s.b
     raw = " ".join(_slice(section, text).split())
     lists = section.children
-    items = [
-        (str(i.children[0]), str(i.children[1]))
-        for lst in lists
-        for usage in lst.children
-        for i in usage.children
-    ]
-    keys = [k for k, _ in items]
-    mem = [v for k, v in items if k == "mem"]
-    if len(lists) == 1 and len(mem) == 1:
-        value = mem[0]
-        mem_occ = Occurrence(occ.name, value, occ.span, occ.value_span, occ.written)
-        n_bytes, _ = lsf_bytes(value, mem_occ, s, "memory reservation per slot")
-        b.set("spec.resources.memoryPerTask", Size.from_bytes(n_bytes), occ)
+    keys = [str(i.children[0]) for lst in lists for usage in lst.children for i in usage.children]
+    if len(lists) == 1:
+        n_bytes = _rusage_mem(section, s)
+        if n_bytes is not None:
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(n_bytes), occ)
     if keys != ["mem"] or len(lists) != 1:
         _ext(b, "rusage_string", raw, occ)
 
@@ -694,12 +848,16 @@ def _transfers(occs: list[Occurrence], s: _State) -> None:
         )
         local, op = str(tree.children[0]), str(tree.children[1])
         remote = str(tree.children[2]) if len(tree.children) > 2 else local
+        # the same transfer twice (a script's own `#BSUB` lines repeating the header) is one
         if op == ">":
-            inputs.append({"src": local, "dst": remote})
+            entry, into = {"src": local, "dst": remote}, inputs
         elif op == "<":
-            outputs.append({"src": remote, "dst": local})
+            entry, into = {"src": remote, "dst": local}, outputs
         else:  # `<<` appends; `><`/`<>` copy both ways
             exact = False
+            continue
+        if entry not in into:
+            into.append(entry)
     if not occs:
         return
     if inputs:
@@ -718,10 +876,15 @@ def _finish(s: _State) -> None:
     if s.slots is not None:
         tasks, occ = s.slots
         b.set("spec.resources.tasks", tasks, occ)
-        if s.ptile is not None and tasks % s.ptile[0] == 0:
-            b.set("spec.resources.nodes", tasks // s.ptile[0], s.ptile[1])
-    if s.ptile is not None:
-        b.set("spec.resources.tasksPerNode", s.ptile[0], s.ptile[1])
+        if s.ptile is not None:
+            # LSF fills hosts `ptile` slots at a time, the last one with the rest: -n 10 with
+            # ptile=4 is 4+4+2 slots on 3 hosts
+            b.set("spec.resources.nodes", -(-tasks // s.ptile[0]), s.ptile[1])
+            b.set("spec.resources.tasksPerNode", s.ptile[0], s.ptile[1])
+    elif s.ptile is not None:
+        # without `-n` the job has one slot: `tasksPerNode` alone would mean a node of
+        # `ptile` tasks in SPLAT, so the section stays LSF's own
+        _ext(b, "span", f"ptile={s.ptile[0]}", s.ptile[1])
     if s.one_host is not None:
         b.set("spec.resources.nodes", 1, s.one_host)
     _streams(s)
@@ -729,9 +892,28 @@ def _finish(s: _State) -> None:
         _ext(b, "options", s.other, s.other_occ)
 
 
-def _template(path: str) -> Template:
+def _template(occ: Occurrence, s: _State, field: str) -> Template:
+    """An `-o`/`-e` file name: `%J` is the job id (the array's, shared by its elements, in an
+    array job), `%I` the array index; any other `%` is literal. A directory (a trailing `/`)
+    holds LSF's default `<job id>.out` / `.err`."""
+    path = occ.value or ""
+    if path.endswith("/"):
+        path += "%J." + ("out" if field == "stdout" else "err")
+    array = s.b.get("spec.array.indices") is not None or "[" in (
+        s.name_value or ""
+    )  # an array, even a faulty one
     text = path.replace("{", "{{").replace("}", "}}")
-    return Template.parse(text.replace("%J", "{job_id}").replace("%I", "{array_index}"))
+    text = text.replace("%J", "{array_job_id}" if array else "{job_id}")
+    if "%I" in text and not array:
+        s.b.reporter.report(
+            "W301",
+            f"`%I` in `-{occ.name}` is 0 in a job that is not an array",
+            occ.value_span or occ.span,
+            field=f"spec.output.{field}",
+            notes=("`{array_index}` is written, which other schedulers fill in differently",),
+            help="remove `%I`, or make the job an array",
+        )
+    return Template.parse(text.replace("%I", "{array_index}"))
 
 
 def _streams(s: _State) -> None:
@@ -742,7 +924,7 @@ def _streams(s: _State) -> None:
             continue
         name, occ = s.streams[letter]
         field = "stdout" if letter == "o" else "stderr"
-        b.set(f"spec.output.{field}", _template(occ.value or ""), occ)
+        b.set(f"spec.output.{field}", _template(occ, s, field), occ)
         modes[letter] = ("truncate" if len(name) == 2 else "append", occ)
     if "o" in s.streams and "e" not in s.streams:
         b.set("spec.output.mergeStderr", True, s.streams["o"][1])  # -o without -e takes both

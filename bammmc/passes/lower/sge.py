@@ -9,7 +9,15 @@ host for one process, so N slots are ``cpusPerTask: N``; an MPI-style PE (``mpi`
 resource (``--sge-memory-resource``, default ``h_vmem``) becomes ``memoryPerTask`` = per slot ×
 slots per task (pitfall 1, 11); other memory limits keep their per-slot value (``/slot``) in
 ``extensions.sge.slot_memory``. Sizes: ``k m g`` are powers of 1000, ``K M G`` powers of 1024,
-no suffix is bytes. Times: seconds or ``H:M:S``. ``-hold_jid`` waits for any end (``afterany``).
+no suffix is bytes; numbers as ``sge_parse_num_val()`` reads them (strtod: ``.5G``, ``1e5``).
+Times: seconds or ``H:M:S``. ``-hold_jid`` waits for any end (``afterany``).
+
+How repeated options combine follows ``cull_parse_job_parameter()`` (parse_job_cull.c): ``-l``,
+``-q``, ``-v``, ``-hold_jid`` add up, ``-m`` letters are OR-ed (``n`` clears them), ``-M``
+addresses merge per host, ``-cwd`` is ``-wd`` of the submit directory (the last of the two
+wins), ``-t``/``-tc`` are applied before ``-clear`` (which keeps them) and the rest: the last
+wins (W407). ``-soft`` lasts to the end of its own ``#$`` line. Without ``-j y`` Grid Engine
+keeps stdout and stderr apart (``mergeStderr: false``).
 
 Siblings: ``frontends/sge.py``, ``backends/sge.py`` (the tables both directions read).
 """
@@ -18,32 +26,52 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import posixpath
+import re
+from fractions import Fraction
 from typing import Any, Final
 
 import msgspec
 
 from bammmc.backends.sge import (
     MAIL_EVENTS,
+    MAX_TASK_ID,
     MEMORY_RESOURCES,
     NAME_FORBIDDEN,
     SIZE_FACTORS,
-    TEMPLATE_VARIABLES,
+    path_template,
     pe_kind,
+    progression,
+    slot_minimum,
 )
-from bammmc.diagnostics.model import Reporter
+from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.sge import SgeScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
-from bammmc.ir.priority import DEFAULT_BAND, from_native, to_native
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.ir.values import (
+    Cpu,
+    DateTime,
+    Duration,
+    IndexSpec,
+    Size,
+    Template,
+    ValueSyntaxError,
+    is_digits,
+)
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
-#: options whose repetitions add up instead of replacing each other
-ACCUMULATE: Final = frozenset({"l", "v", "hold_jid", "hold_jid_ad", "hard", "soft", "clear"})
+#: options whose repetitions add up instead of replacing each other (parse_job_cull.c)
+ACCUMULATE: Final = frozenset({"v", "hold_jid", "hold_jid_ad", "m", "M"})
+#: options qsub applies before it handles `-clear`, so an earlier `-clear` does not drop them
+BEFORE_CLEAR: Final = frozenset({"t", "tc", "b", "binding", "shell"})
+#: set_yn_option(): `y`, `yes`, `n`, `no` in any case (strcasecmp)
 YES: Final = {"y": True, "yes": True, "n": False, "no": False}
-#: qsub options that only change how qsub itself runs, kept as written
-SUBMISSION_ONLY: Final = frozenset({"terse", "verify", "sync", "w", "jsv", "@"})
+#: an integer as strtol(…, 10) reads it (ASCII digits only)
+INTEGER: Final = re.compile(r"[ \t]*[+-]?[0-9]+")
+#: sizes and times above this are no limit bammmc can carry (Grid Engine makes them unlimited)
+LARGEST: Final = 2**63
 
 
 class Invalid(Exception):
@@ -51,69 +79,95 @@ class Invalid(Exception):
 
 
 def lower(
-    script: SgeScript, reporter: Reporter, memory_resource: str = "h_vmem"
+    script: SgeScript,
+    reporter: Reporter,
+    memory_resource: str = "h_vmem",
+    band: PriorityBand | None = None,
 ) -> tuple[Job | None, SourceMap]:
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
     b = _Builder(reporter, "", source_map)
     b.data = {"apiVersion": API_VERSION, "kind": "Job"}
     last: dict[str, Occurrence] = {}
-    hard: list[tuple[str, str, Occurrence]] = []
-    soft: list[tuple[str, str, Occurrence]] = []
-    soft_queue: Occurrence | None = None
+    hard: list[tuple[str, str | None, Occurrence]] = []
+    soft: list[tuple[str, str | None, Occurrence]] = []
+    queues: list[Occurrence] = []
+    soft_queues: list[Occurrence] = []
     lists: dict[str, list[Occurrence]] = {}
     soft_mode = False
+    line: int | None = None
     for occ in script.options:
-        if occ.name == "clear":  # discards every earlier request (submit(1))
-            last.clear()
+        if occ.span.line != line:  # cull_parse_cmdline() runs once per line: hard again
+            line, soft_mode = occ.span.line, False
+        name = occ.name
+        if name == "clear":  # discards every earlier request but those applied before it
+            last = {k: v for k, v in last.items() if k in BEFORE_CLEAR}
             hard.clear()
             soft.clear()
+            queues.clear()
+            soft_queues.clear()
             lists.clear()
-            soft_queue = None
-        elif occ.name in ("hard", "soft"):
-            soft_mode = occ.name == "soft"
-        elif occ.name == "l":
+        elif name in ("hard", "soft"):
+            soft_mode = name == "soft"
+        elif name == "l":
             (soft if soft_mode else hard).extend(_resource_list(occ, reporter))
-        elif occ.name == "q" and soft_mode:
-            soft_queue = occ
-        elif occ.name in ACCUMULATE:
-            lists.setdefault(occ.name, []).append(occ)
+        elif name == "q":
+            (soft_queues if soft_mode else queues).append(occ)
+        elif name in ACCUMULATE:
+            lists.setdefault(name, []).append(occ)
         else:
-            before = last.get(occ.name)
-            if before is not None and before.value != occ.value:
+            key = "wd" if name == "cwd" else name  # qsub turns `-cwd` into `-wd` (parse_qsub.c)
+            before = last.get(key)
+            if before is not None and (before.name, before.value) != (name, occ.value):
+                shown = f"`-{name}`" if occ.value is None else f"`{occ.value}`"
                 reporter.report(
                     "W407",
-                    f"`-{occ.name}` is given twice; qsub uses the later `{occ.value}`",
+                    f"`-{before.name}` is given "
+                    + ("twice" if before.name == name else f"before `-{name}`")
+                    + f"; qsub uses the later {shown}",
                     occ.span,
                     help="remove the one that should not apply",
                 )
-            last[occ.name] = occ
+            last[key] = occ
     other: dict[str, str] = {}
+    array = False
+    if "t" in last:
+        with contextlib.suppress(Invalid):
+            array = _tasks(last.pop("t"), b)
     slots = None
     if "pe" in last:
         with contextlib.suppress(Invalid):
             slots = _pe(last.pop("pe"), b)
+    merged = "j" in last and (last["j"].value or "").lower() in ("y", "yes")
     for name, occ in last.items():
         try:
-            _option(name, occ, b, other)
+            if name == "e" and merged:
+                _ignored_error(occ, last["j"], reporter)
+            else:
+                _option(occ.name, occ, b, other, array, band or DEFAULT_BAND)
         except Invalid:
             continue
+    if queues:
+        _queues(queues, b, "spec.schedule.queue")
+    if soft_queues:
+        _queues(soft_queues, b, "spec.extensions.sge.soft_queue")
     for name, occs in lists.items():
         try:
             _list_option(name, occs, b)
         except Invalid:
             continue
-    with contextlib.suppress(Invalid):
-        _resources(hard, b, slots, memory_resource)
-    if soft:
-        _ext(b, "soft_resources", {n: v for n, v, _ in soft}, soft[0][2])
-    if soft_queue is not None:
-        _ext(b, "soft_queue", soft_queue.value or "", soft_queue)
+    _resources(hard, b, slots, memory_resource)
+    _soft_resources(soft, b)
+    if b.get("spec.output.mergeStderr") is None:
+        # Grid Engine writes stdout and stderr to separate files unless `-j y` joins them
+        b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
     if other:
         first = next(o for o in script.options if o.name in other)
         _ext(b, "options", other, first)
     if script.script:
         b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
+    if "S" in last:
+        _shell_and_shebang(last["S"], b, script.script)
     if sum(d.is_error for d in reporter.diagnostics) > errors_before:
         return None, source_map
     job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
@@ -124,9 +178,15 @@ def _ext(b: _Builder, key: str, value: Any, occ: Occurrence) -> None:
     b.set(f"spec.extensions.sge.{key}", value, occ)
 
 
-def _invalid(reporter: Reporter, occ: Occurrence, message: str, help: str) -> Invalid:
+def _invalid(
+    reporter: Reporter, occ: Occurrence, message: str, help: str, span: Span | None = None
+) -> Invalid:
     reporter.report(
-        "E134", message, occ.value_span or occ.span, notes=("qsub rejects the script",), help=help
+        "E134",
+        message,
+        span or occ.value_span or occ.span,
+        notes=("qsub rejects the script",),
+        help=help,
     )
     return Invalid()
 
@@ -145,7 +205,12 @@ def _tree(
 
 
 def _int(text: str) -> int:
-    """An SGE integer: decimal, `0x` hex or leading-0 octal (sge_types(1))."""
+    """strtol(…, 0): decimal, `0x` hex or leading-0 octal (sge_types(1)).
+
+    >>> _int("0x10"), _int("010"), _int("+7")
+    (16, 8, 7)
+    """
+    text = text.lstrip("+")
     if text[:2] in ("0x", "0X"):
         return int(text[2:], 16)
     if len(text) > 1 and text.startswith("0"):
@@ -153,59 +218,169 @@ def _int(text: str) -> int:
     return int(text)
 
 
-def sge_size_bytes(text: str, occ: Occurrence, reporter: Reporter) -> int:
-    """Bytes of a memory_specifier: `k m g` × 1000ⁿ, `K M G` × 1024ⁿ, no suffix = bytes."""
-    from fractions import Fraction
+def _number(text: str) -> Fraction:
+    """A number as sge_parse_num_val() reads it: strtod() when it has a `.` or does not start
+    with `0`, else strtol() base 0 (`ValueError` for `08`).
 
-    tree = _tree("sge_size", text, occ, reporter, "memory size", "2G")
-    number = str(tree.children[0])
+    >>> _number(".5"), _number("1e3"), _number("010"), _number("0x1F")
+    (Fraction(1, 2), Fraction(1000, 1), Fraction(8, 1), Fraction(31, 1))
+    """
+    if "." in text or not text.lstrip("+").startswith("0"):
+        return Fraction(text.lstrip("+"))
+    return Fraction(_int(text))
+
+
+def sge_size_bytes(text: str, occ: Occurrence, reporter: Reporter, span: Span | None) -> int:
+    """Bytes of a memory_specifier: `k m g` × 1000ⁿ, `K M G` × 1024ⁿ, no suffix = bytes; the
+    number by strtod() or strtol() as qsub reads it, truncated to whole bytes."""
+    if text == "":
+        raise _invalid(
+            reporter, occ, "the memory size is empty", "write e.g. `h_vmem=2G`", span=span
+        )
+    from lark.exceptions import UnexpectedInput
+
     try:
-        amount = Fraction(_int(number)) if "." not in number else Fraction(number)
-    except ValueError:
-        raise _invalid(reporter, occ, f"`{number}` is not a number", "write e.g. `2G`") from None
+        tree = parser("sge_size").parse(text)
+        amount = _number(str(tree.children[0]))
+    except (UnexpectedInput, ValueError):  # also an octal number with an 8 or 9
+        raise _invalid(
+            reporter, occ, f"`{text}` is not a valid memory size", "write e.g. `2G`", span=span
+        ) from None
     suffix = str(tree.children[1]) if len(tree.children) > 1 else ""
     exact = amount * SIZE_FACTORS[suffix]
-    return -(-exact.numerator // exact.denominator)
+    if exact > LARGEST:
+        raise _invalid(
+            reporter, occ, f"`{text}` is larger than any memory limit", "write e.g. `2G`", span=span
+        )
+    return exact.numerator // exact.denominator
 
 
-def sge_seconds(text: str, occ: Occurrence, reporter: Reporter) -> int | None:
+def sge_seconds(
+    text: str, occ: Occurrence, reporter: Reporter, span: Span | None = None
+) -> int | None:
     """Seconds of a time_specifier (`None` for INFINITY); a two-field time is refused."""
+    if text == "":
+        raise _invalid(reporter, occ, "the time is empty", "write e.g. `h_rt=1:00:00`", span=span)
     if text.count(":") not in (0, 2):
         raise _invalid(
             reporter,
             occ,
             f"`{text}` is not a Grid Engine time: it takes seconds or `H:M:S`",
             "write `H:M:S` (three fields) or seconds",
+            span=span,
         )
-    tree = _tree("sge_time", text, occ, reporter, "time", "02:30:00")
-    if tree.data == "infinity":
-        return None
-    if tree.data == "seconds":
-        try:
-            return _int(str(tree.children[0]))
-        except ValueError:
-            raise _invalid(reporter, occ, f"`{text}` is not a number", "write `3600`") from None
-    fields = [int(str(t)) if t is not None else 0 for t in tree.children]
-    return fields[0] * 3600 + fields[1] * 60 + fields[2]
+    from lark.exceptions import UnexpectedInput
 
-
-def _resource_list(occ: Occurrence, reporter: Reporter) -> list[tuple[str, str, Occurrence]]:
     try:
-        tree = _tree("resources", occ.value or "", occ, reporter, "resource list", "h_rt=1:00:00")
-    except Invalid:
-        return []
-    out = []
-    for res in tree.children:
-        name = str(res.children[0])
-        value = str(res.children[1]) if len(res.children) > 1 else "true"
-        out.append((name, value, occ))
+        tree = parser("sge_time").parse(text)
+        if tree.data == "infinity":
+            return None
+        if tree.data == "seconds":
+            exact = _number(str(tree.children[0]))
+        else:  # each field by strtod(): `010` is ten, an empty field is 0
+            h, m, s = (Fraction(str(t).lstrip("+")) if t is not None else 0 for t in tree.children)
+            exact = Fraction(int(h * 3600) + int(m * 60) + int(s))
+    except (UnexpectedInput, ValueError):  # also an octal number with an 8 or 9
+        raise _invalid(
+            reporter, occ, f"`{text}` is not a valid time", "write e.g. `02:30:00`", span=span
+        ) from None
+    if exact > LARGEST:
+        raise _invalid(
+            reporter, occ, f"`{text}` is too long a time", "write e.g. `INFINITY`", span=span
+        )
+    return exact.numerator // exact.denominator
+
+
+def _resource_list(occ: Occurrence, reporter: Reporter) -> list[tuple[str, str | None, Occurrence]]:
+    """The items of one `-l` list, each checked on its own and pointing at its own text."""
+    from lark.exceptions import UnexpectedInput
+
+    value = occ.value or ""
+    span = occ.value_span
+    exact = span is not None and span.end_column - span.column == len(value)  # not quoted
+    out: list[tuple[str, str | None, Occurrence]] = []
+    offset = 0
+    for item in value.split(","):
+        sub = occ
+        if exact and span is not None:
+            sub = Occurrence(
+                occ.name, item, occ.span, span.shifted(offset, offset + len(item)), occ.written
+            )
+        offset += len(item) + 1
+        try:
+            tree = parser("resource").parse(item)
+        except UnexpectedInput:
+            reporter.report(
+                "E134",
+                f"`{item}` is not a resource request" if item else "an empty resource request",
+                sub.value_span or occ.span,
+                notes=("qsub rejects the script",),
+                help="write `NAME=VALUE`, e.g. `h_rt=1:00:00`",
+            )
+            continue
+        name = str(tree.children[0])
+        if len(tree.children) == 1:  # a bare name is a boolean request (`-l exclusive`)
+            out.append((name, None, sub))
+        else:
+            out.append((name, str(tree.children[2]) if len(tree.children) > 2 else "", sub))
     return out
+
+
+def _tasks(occ: Occurrence, b: _Builder) -> bool:
+    """`-t n[-m[:s]][,…]`: qsub merges the list (range_list_sort_uniq_compress()) and takes it
+    when one range remains."""
+    reporter, value = b.reporter, occ.value or ""
+    tree = _tree("task_ranges", value, occ, reporter, "task range", "1-100:2")
+    ranges: list[tuple[int, int, int]] = []
+    for item in tree.children:
+        nums = [int(str(t)) for t in item.children]
+        start, end, step = nums[0], nums[1] if len(nums) > 1 else nums[0], (nums[2:] or [1])[0]
+        if max(nums) > MAX_TASK_ID:
+            raise _invalid(
+                reporter,
+                occ,
+                f"`-t {value}`: task ids go up to {MAX_TASK_ID}",
+                "write smaller task ids",
+            )
+        if not 1 <= start <= end or step < 1:
+            raise _invalid(
+                reporter,
+                occ,
+                f"`-t {value}`: task ids run from 1 up, start ≤ end, step ≥ 1",
+                "write e.g. `-t 1-10`",
+            )
+        ranges.append((start, end, step))
+    one = progression(ranges)  # also ends a range at its last id, as range_correct_end()
+    if one is None:
+        raise _invalid(
+            reporter,
+            occ,
+            f"`-t {value}` is not one range of task ids",
+            "qsub takes one range `n-m:s`; submit the others as another job",
+        )
+    start, end, step = one
+    text = str(start) if start == end else f"{start}-{end}" + (f":{step}" if step != 1 else "")
+    try:
+        indices = IndexSpec.parse(text)
+    except ValueSyntaxError as exc:
+        raise _invalid(reporter, occ, f"`-t {value}`: {exc.message}", exc.help or "") from None
+    b.set("spec.array.indices", indices, occ)
+    return True
 
 
 def _pe(occ: Occurrence, b: _Builder) -> int | None:
     """`-pe NAME RANGE`: the slots per task (threads) or 1 (one process per slot)."""
     name, _, text = (occ.value or "").partition(" ")
     tree = _tree("slot_range", text, occ, b.reporter, "slot range", "8 or 2-8")
+    for item in tree.children:
+        if item.data == "between" and int(str(item.children[0])) > int(str(item.children[1])):
+            low, high = (str(t) for t in item.children)
+            raise _invalid(
+                b.reporter,
+                occ,
+                f"the slot range `{low}-{high}` ends before it starts",
+                f"write `{high}-{low}`",
+            )
     _ext(b, "pe", name, occ)
     kind = pe_kind(name)
     items = tree.children
@@ -216,10 +391,7 @@ def _pe(occ: Occurrence, b: _Builder) -> int | None:
         minimum = slots
     else:
         _ext(b, "pe_slots", text, occ)
-        counts = [int(str(t)) for item in items for t in item.children]
-        minimum = max(1, min(counts) if items[0].data != "up_to" else 1)
-        if items[0].data in ("exact", "at_least", "between"):
-            minimum = max(1, int(str(items[0].children[0])))
+        minimum = slot_minimum(text) or 1
         b.reporter.report(
             "W301",
             f"the slot range `{text}` is read as its minimum, {minimum} slots",
@@ -250,14 +422,21 @@ def _pe(occ: Occurrence, b: _Builder) -> int | None:
 
 def _yes(occ: Occurrence, b: _Builder) -> bool:
     value = occ.value or ""
-    if value not in YES:
+    if value.lower() not in YES:
         raise _invalid(
             b.reporter, occ, f"`-{occ.name}` is `y` or `n`, not `{value}`", f"write `-{occ.name} y`"
         )
-    return YES[value]
+    return YES[value.lower()]
 
 
-def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
+def _option(
+    name: str,
+    occ: Occurrence,
+    b: _Builder,
+    other: dict[str, str],
+    array: bool,
+    band: PriorityBand,
+) -> None:
     reporter = b.reporter
     value = occ.value or ""
     if name == "N":
@@ -271,8 +450,6 @@ def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> N
                 "use letters, digits and `_.-`",
             )
         b.set("metadata.name", value, occ)
-    elif name == "q":
-        b.set("spec.schedule.queue", value, occ)
     elif name == "A":
         b.set("spec.schedule.account", value, occ)
     elif name == "P":
@@ -280,17 +457,17 @@ def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> N
     elif name == "ar":
         b.set("spec.schedule.reservation", value, occ)
     elif name == "p":
-        try:
-            native = int(value)
-        except ValueError:
+        if not INTEGER.fullmatch(value) or not -1023 <= int(value) <= 1024:
             raise _invalid(
-                reporter, occ, f"`-p` needs an integer, not `{value}`", "write `-p -100`"
-            ) from None
-        if not -1023 <= native <= 1024:
-            raise _invalid(reporter, occ, f"`-p {value}` is outside -1023..1024", "write `-p 0`")
-        band = min(from_native(native, "sge"), DEFAULT_BAND.high)  # 1024: above the mapped range
-        b.set("spec.schedule.priority", band, occ)
-        if to_native(band, "sge") != native:
+                reporter,
+                occ,
+                f"`-p` takes an integer from -1023 to 1024, not `{value}`",
+                "write e.g. `-p -100`",
+            )
+        native = int(value)
+        priority = min(from_native(native, "sge", band), band.high)  # 1024: above the range
+        b.set("spec.schedule.priority", priority, occ)
+        if to_native(priority, "sge", band) != native:
             _ext(b, "priority", native, occ)
     elif name == "h":
         b.set("spec.schedule.hold", True, occ)
@@ -304,16 +481,12 @@ def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> N
     elif name == "j":
         b.set("spec.output.mergeStderr", _yes(occ, b), occ)
     elif name in ("o", "e"):
-        _path(name, occ, b)
+        _path(name, occ, b, array)
     elif name == "i":
         if ":" in value or "," in value:
             _ext(b, "input", value, occ)
         else:
             b.set("spec.execution.stdin", value, occ)
-    elif name == "m":
-        _mail(occ, b)
-    elif name == "M":
-        b.set("spec.notifications.email", value, occ)
     elif name == "S":
         if ":" in value or "," in value:  # `host:path` lists: not one shell
             _ext(b, "shell", value, occ)
@@ -325,23 +498,13 @@ def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> N
         _ext(b, "cwd", True, occ)
     elif name == "wd":
         b.set("spec.execution.workingDir", value, occ)
-    elif name == "t":
-        tree = _tree("task_range", value, occ, reporter, "task range", "1-100:2")
-        nums = [int(str(t)) for t in tree.children]
-        start, end, step = nums[0], nums[1] if len(nums) > 1 else nums[0], nums[2:] or [1]
-        if not 1 <= start <= end or step[0] < 1:
-            raise _invalid(
-                reporter,
-                occ,
-                f"`-t {value}`: task ids run from 1 up, start ≤ end, step ≥ 1",
-                "write e.g. `-t 1-10`",
-            )
-        text = f"{start}-{end}" + (f":{step[0]}" if step[0] != 1 else "")
-        b.set("spec.array.indices", IndexSpec.parse(text if end != start else str(start)), occ)
     elif name == "tc":
-        if not value.isdigit() or int(value) < 1:
-            raise _invalid(reporter, occ, f"`-tc` needs a positive number, not `{value}`", "-tc 10")
-        b.set("spec.array.maxConcurrent", int(value), occ)
+        if not INTEGER.fullmatch(value) or int(value) < 0:
+            raise _invalid(
+                reporter, occ, f"`-tc` needs a number of tasks, not `{value}`", "write `-tc 10`"
+            )
+        if int(value) > 0:  # 0: no limit
+            b.set("spec.array.maxConcurrent", int(value), occ)
     elif name == "b":
         _ext(b, "binary", _yes(occ, b), occ)
         reporter.report(
@@ -374,8 +537,30 @@ def _option(name: str, occ: Occurrence, b: _Builder, other: dict[str, str]) -> N
         other[name] = value
 
 
+def _ignored_error(occ: Occurrence, join: Occurrence, reporter: Reporter) -> None:
+    reporter.report(
+        "W406",
+        "qsub ignores `-e` when `-j y` joins stderr to stdout",
+        occ.span,
+        notes=(f"`-j {join.value}` is on line {join.span.line}; stderr goes to the `-o` file",),
+        help="remove `-e`, or write `-j n` to keep stderr in its own file",
+    )
+
+
+def _queues(occs: list[Occurrence], b: _Builder, path: str) -> None:
+    """`-q` lists add up (parse_list_hardsoft())."""
+    value = ",".join(o.value or "" for o in occs)
+    b.set(path, value, occs[0])
+
+
 def _list_option(name: str, occs: list[Occurrence], b: _Builder) -> None:
     occ = occs[0]
+    if name == "m":
+        _mail(occs, b)
+        return
+    if name == "M":
+        _mail_users(occs, b)
+        return
     value = ",".join(o.value or "" for o in occs)
     if name == "v":
         _variables(value, occ, b)
@@ -385,7 +570,7 @@ def _list_option(name: str, occs: list[Occurrence], b: _Builder) -> None:
     if name == "hold_jid_ad":
         _ext(b, "hold_jid_ad", refs, occ)
         return
-    numeric = [r for r in refs if r.isdigit()]
+    numeric = [r for r in refs if is_digits(r)]
     if numeric:
         b.set("spec.dependencies", [{"scheme": "afterany", "value": r} for r in numeric], occ)
     if len(numeric) != len(refs):  # names and patterns: only Grid Engine can look them up
@@ -432,80 +617,178 @@ def _begin(occ: Occurrence, b: _Builder) -> None:
         _ext(b, "begin", value, occ)
 
 
-def _path(letter: str, occ: Occurrence, b: _Builder) -> None:
-    """`-o`/`-e [[host]:]path[,...]` with the pseudo variables `$JOB_ID`, `$TASK_ID`,
-    `$JOB_NAME`; `$HOME`, `$USER`, `$HOSTNAME` and host parts keep the raw value too."""
+def _path(letter: str, occ: Occurrence, b: _Builder, array: bool) -> None:
+    """`-o`/`-e [[host]:]path[,...]` with Grid Engine's pseudo variables; a host, a list, a
+    directory or a variable only Grid Engine has keep the raw value in `extensions.sge`."""
     value = occ.value or ""
     key = "output" if letter == "o" else "error"
     field = "stdout" if letter == "o" else "stderr"
-    raw = "," in value or ":" in value or value.endswith("/")
-    text = value.replace("{", "{{").replace("}", "}}")
-    for var, name in TEMPLATE_VARIABLES.items():
-        text = text.replace(f"${{{var}}}", f"{{{name}}}").replace(f"${var}", f"{{{name}}}")
-    if "$" in text:
-        raw = True
-    if raw:
+    if "," in value:  # several `host:path` entries: only Grid Engine can pick one
         _ext(b, key, value, occ)
-    if "," in value:
         return
-    path = text.rsplit(":", 1)[-1] if ":" in value else text
-    if path.endswith("/"):  # a directory: Grid Engine's default name inside it
-        path += "{job_name}." + letter + "{job_id}"
-    b.set(f"spec.output.{field}", Template.parse(path), occ)
-
-
-def _mail(occ: Occurrence, b: _Builder) -> None:
-    value = occ.value or ""
-    letters = value.replace(",", "")
-    if not letters or set(letters) - set("beasn") or ("n" in letters and len(letters) > 1):
-        raise _invalid(
-            b.reporter, occ, f"`-m {value}` is not a mail option", "write `-m bea` or `-m n`"
+    path = value.split(":", 1)[1] if ":" in value else value
+    text, site_only = path_template(path, array)
+    if ":" in value or path.endswith("/") or site_only:
+        _ext(b, key, value, occ)
+    if site_only:
+        shown = ", ".join(f"`{v}`" if v in ("~", "$$") else f"`${v}`" for v in site_only)
+        b.reporter.report(
+            "W301",
+            f"Grid Engine expands {shown} in this path; other schedulers do not",
+            occ.value_span or occ.span,
+            field=f"spec.output.{field}",
+            notes=(
+                f"the path is kept in `extensions.sge.{key}` for Grid Engine only; other "
+                "schedulers write their default file",
+            ),
+            help="write the path without it, e.g. relative to the working directory",
         )
+        return
+    if path.endswith("/"):  # a directory: Grid Engine's default name inside it
+        text += "{job_name}." + letter + ("{array_job_id}.{array_index}" if array else "{job_id}")
+    try:
+        b.set(f"spec.output.{field}", Template.parse(text), occ)
+    except ValueSyntaxError as exc:
+        raise _invalid(b.reporter, occ, f"`{value}`: {exc.message}", "check the path") from None
+
+
+def _mail(occs: list[Occurrence], b: _Builder) -> None:
+    """`-m` letters are OR-ed over the options; a word with `n` clears them."""
+    letters: set[str] = set()
+    for occ in occs:
+        value = occ.value or ""
+        word = value.replace(",", "")
+        if not word or set(word) - set("beasn"):
+            raise _invalid(
+                b.reporter, occ, f"`-m {value}` is not a mail option", "write `-m bea` or `-m n`"
+            )
+        letters = set() if "n" in word else letters | set(word)
+    occ = occs[-1]
     events = [MAIL_EVENTS[c] for c in "bea" if c in letters]
     b.set("spec.notifications.events", events, occ)
     if "s" in letters:  # suspend: no portable event
-        _ext(b, "mail_points", value, occ)
+        _ext(b, "mail_points", "".join(c for c in "beas" if c in letters), occ)
+
+
+def _mail_users(occs: list[Occurrence], b: _Builder) -> None:
+    """`-M` lists merge per host (cull_merge_definition_list()): an address of a later `-M`
+    replaces the first one at the same host (or the first one without a host)."""
+    merged: list[tuple[str, str]] = []
+    for n, occ in enumerate(occs):
+        for user in (occ.value or "").split(","):
+            host = user.partition("@")[2]
+            at = next((i for i, (h, _) in enumerate(merged) if h == host), None)
+            if n == 0 or at is None:  # the first list is taken as written
+                merged.append((host, user))
+                continue
+            if merged[at][1] != user:
+                b.reporter.report(
+                    "W407",
+                    f"`-M {user}` replaces `{merged[at][1]}`: qsub keeps one address per host",
+                    occ.value_span or occ.span,
+                    help="remove the one that should not apply",
+                )
+            merged[at] = (host, user)
+    b.set("spec.notifications.email", ",".join(u for _, u in merged), occs[0])
 
 
 def _resources(
-    items: list[tuple[str, str, Occurrence]],
+    items: list[tuple[str, str | None, Occurrence]],
     b: _Builder,
     slots: int | None,
     memory_resource: str,
 ) -> None:
-    reporter = b.reporter
     extra: dict[str, str] = {}
     slot_memory: dict[str, Size] = {}
-    threads = b.get("spec.resources.cpusPerTask") is not None
     for name, value, occ in items:
-        if name == "h_rt":
-            seconds = sge_seconds(value, occ, reporter)
-            b.set("spec.schedule.walltime", Duration.from_seconds(seconds), occ)
-        elif name == "s_rt":
-            _ext(b, "s_rt", Duration.from_seconds(sge_seconds(value, occ, reporter)), occ)
-        elif name == memory_resource:
-            per_slot = sge_size_bytes(value, occ, reporter)
-            _ext(b, "memory_resource", name, occ)
-            if not threads:
-                b.set("spec.resources.memoryPerTask", Size.from_bytes(per_slot), occ)
-            elif slots is not None:  # a task holds all the slots of a thread PE
-                b.set("spec.resources.memoryPerTask", Size.from_bytes(per_slot * slots), occ)
-            else:  # a slot range: the slots per task are not known
-                size = Size.from_bytes(per_slot, scope="slot")
-                b.set("spec.resources.memoryPerTask", size, occ)
-        elif name in MEMORY_RESOURCES:
-            per_slot = sge_size_bytes(value, occ, reporter)
-            slot_memory[name] = Size.from_bytes(per_slot, scope="slot")
-            b.source_map.add(f"spec.extensions.sge.slot_memory.{name}", occ.span, occ.value_span)
-        elif name == "exclusive" and value.lower() in ("true", "1"):
-            b.set("spec.placement.exclusive", True, occ)
-        else:
-            extra[name] = value
-            b.source_map.add(f"spec.extensions.sge.resources.{name}", occ.span, occ.value_span)
+        try:
+            _resource(name, value, occ, b, slots, memory_resource, extra, slot_memory)
+        except Invalid:
+            continue
     for key, found in (("slot_memory", slot_memory), ("resources", extra)):
         if found:
             spec = b.data.setdefault("spec", {})
             spec.setdefault("extensions", {}).setdefault("sge", {})[key] = found
+
+
+def _resource(
+    name: str,
+    value: str | None,
+    occ: Occurrence,
+    b: _Builder,
+    slots: int | None,
+    memory_resource: str,
+    extra: dict[str, str],
+    slot_memory: dict[str, Size],
+) -> None:
+    reporter = b.reporter
+    span = occ.value_span
+    timed = name in ("h_rt", "s_rt")
+    if (timed or name == memory_resource or name in MEMORY_RESOURCES) and not value:
+        raise _invalid(
+            reporter,
+            occ,
+            f"`-l {name}` has no value" if value is None else f"the value of `{name}` is empty",
+            f"write `{name}=" + ("1:00:00`" if timed else "2G`"),
+            span=span,
+        )
+    text = value or ""
+    if name == "h_rt":
+        seconds = sge_seconds(text, occ, reporter, span)
+        b.set("spec.schedule.walltime", Duration.from_seconds(seconds), occ)
+    elif name == "s_rt":
+        _ext(b, "s_rt", Duration.from_seconds(sge_seconds(text, occ, reporter, span)), occ)
+    elif name == memory_resource:
+        per_slot = sge_size_bytes(text, occ, reporter, span)
+        _ext(b, "memory_resource", name, occ)
+        threads = b.get("spec.resources.cpusPerTask") is not None
+        if not threads:
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(per_slot), occ)
+        elif slots is not None:  # a task holds all the slots of a thread PE
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(per_slot * slots), occ)
+        else:  # a slot range of a thread PE: each slot is one CPU of the task
+            b.set("spec.resources.memoryPerTask", Size.from_bytes(per_slot, scope="cpu"), occ)
+    elif name in MEMORY_RESOURCES:
+        per_slot = sge_size_bytes(text, occ, reporter, span)
+        slot_memory[name] = Size.from_bytes(per_slot, scope="slot")
+        b.source_map.add(f"spec.extensions.sge.slot_memory.{name}", occ.span, occ.value_span)
+    elif name == "exclusive" and (value is None or text.lower() in ("true", "1")):
+        b.set("spec.placement.exclusive", True, occ)
+    else:
+        extra[name] = "true" if value is None else text
+        b.source_map.add(f"spec.extensions.sge.resources.{name}", occ.span, occ.value_span)
+
+
+def _soft_resources(items: list[tuple[str, str | None, Occurrence]], b: _Builder) -> None:
+    if items:
+        found = {n: "true" if v is None else v for n, v, _ in items}
+        _ext(b, "soft_resources", found, items[0][2])
+
+
+def _shell_and_shebang(occ: Occurrence, b: _Builder, script: str) -> None:
+    """qsub runs the script with `-S` (shell_start_mode posix_compliant), not its `#!` line."""
+    shell = b.get("spec.execution.shell")
+    if shell is None or not script.startswith("#!"):
+        return
+    words = script.partition("\n")[0][2:].split()
+    if not words:
+        return
+    program = posixpath.basename(words[0])
+    if program == "env" and len(words) > 1:
+        program = posixpath.basename(words[1])
+    if program != posixpath.basename(shell):
+        b.reporter.report(
+            "W301",
+            f"qsub runs the script with `{shell}` (`-S`), not with its `#!{words[0]}` line",
+            occ.value_span or occ.span,
+            field="spec.execution.shell",
+            notes=(
+                "Grid Engine's default shell_start_mode starts the `-S` shell and ignores "
+                "`#!`; other schedulers run the `#!` line. The shell is kept in "
+                "`execution.shell`",
+            ),
+            help="make the `#!` line and `-S` name the same shell",
+        )
 
 
 __all__ = ["lower", "sge_seconds", "sge_size_bytes"]
