@@ -455,8 +455,14 @@ def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -
         or ext.exclusive
         or (w.job.spec and w.job.spec.placement and w.job.spec.placement.exclusive)
     )
+    # the most tasks one node runs: fewer than tasks per node when the tasks are fewer; one
+    # when neither is given (sbatch's default of one task per node)
     tasks_on_node = res.tasks_per_node
-    if tasks_on_node is None and res.nodes == 1 and res.tasks:
+    if tasks_on_node is not None and res.tasks is not None:
+        tasks_on_node = min(tasks_on_node, res.tasks)
+    elif tasks_on_node is None and res.tasks is None:
+        tasks_on_node = 1
+    elif tasks_on_node is None and res.nodes == 1:
         tasks_on_node = res.tasks
     if scope == "node":
         value, exact = slurm_size(mem.bytes)

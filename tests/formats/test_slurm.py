@@ -653,3 +653,26 @@ def test_kept_jobs_are_accepted(
     out, _ = bammmc.convert(canonical(f"#SBATCH {directives}\n"), "slurm", "slurm")
     accepted, message = sbatch_check(out or "")
     assert accepted, message
+
+
+MEMORY_WRITTEN = [
+    # (SPLAT resources, the memory option written): --mem covers the most tasks one node runs
+    ("{memoryPerTask: 4Gi}", "#SBATCH --mem=4G"),  # one task, on one node
+    ("{memoryPerTask: 4Gi, tasks: 2, tasksPerNode: 4}", "#SBATCH --mem=8G"),  # not 16G
+    ("{memoryPerTask: 4Gi, tasks: 10, tasksPerNode: 4}", "#SBATCH --mem=16G"),
+    ("{memoryPerTask: 4Gi, nodes: 1, tasks: 3}", "#SBATCH --mem=12G"),
+    ("{memoryPerTask: 4Gi, tasks: 4, cpusPerTask: 2}", "#SBATCH --mem-per-cpu=2G"),
+]
+
+
+@pytest.mark.parametrize(("resources", "line"), MEMORY_WRITTEN)
+def test_memory_written(resources: str, line: str) -> None:
+    job, _ = bammmc.parse(
+        f"apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  resources: {resources}\n", "splat"
+    )
+    assert job is not None
+    out, _ = bammmc.emit(job, "slurm")
+    assert line in out.splitlines()
+    back, _ = bammmc.parse(out, "slurm")  # and reads back as the same memory per task
+    assert back is not None and back.spec and back.spec.resources
+    assert back.spec.resources.memory_per_task == job.spec.resources.memory_per_task  # type: ignore[union-attr]

@@ -672,7 +672,9 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
         b.ext("mem", _size(per_node, "node") if per_node else Size.parse(0), occ)
         per_node_tasks = res.get("tasksPerNode")
         tasks, nodes = res.get("tasks"), res.get("nodes")
-        if per_node_tasks is None and tasks is None:
+        if per_node_tasks is not None and tasks is not None:
+            per_node_tasks = min(per_node_tasks, tasks)  # fewer tasks than a node may hold
+        elif per_node_tasks is None and tasks is None:
             per_node_tasks = 1  # sbatch's default: one task on each node
         elif per_node_tasks is None and nodes == 1:
             per_node_tasks = tasks
