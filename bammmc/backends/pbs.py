@@ -299,11 +299,11 @@ class PbsWriter:
         for name, value in (ext.resources or {}).items():
             self.opt("l", f"{name}={value}")
 
-    def chunk_shape(self, res: Resources) -> tuple[int, int, int, int]:
-        """Chunks, tasks per chunk and CPUs per task from the IR, and the tasks of one more,
-        smaller chunk when the tasks do not fill the last one (0 when they do)."""
+    def chunk_shape(self, res: Resources) -> tuple[int, int, int, tuple[int, int] | None]:
+        """Chunks, tasks per chunk and CPUs per task from the IR, and ``(chunks, tasks)`` of a
+        second term holding fewer tasks each when the tasks do not divide evenly."""
         nodes, tpn, tasks = res.nodes, res.tasks_per_node, res.tasks
-        rest = 0
+        extra: tuple[int, int] | None = None
         if tpn is None and tasks is not None:
             if nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
@@ -311,16 +311,17 @@ class PbsWriter:
             elif tasks % nodes == 0:
                 tpn = tasks // nodes
             else:
+                # as Slurm spreads `-N 3 -n 10`: one node of 4 tasks, two of 3
                 tpn = -(-tasks // nodes)
-                self.approximated(
-                    "spec.resources.tasks",
-                    f"{tasks} tasks on {nodes} nodes written as {tpn} per node",
-                )
+                full = tasks - nodes * (tpn - 1)
+                extra = (nodes - full, tpn - 1)
+                nodes = full
         elif tpn is not None and tasks is not None and nodes is None:
             # as Slurm's `-n 10 --ntasks-per-node=4`: full chunks and one for the rest
             nodes, rest = divmod(tasks, tpn)
             if nodes == 0:
                 nodes, tpn, rest = 1, tasks, 0
+            extra = (1, rest) if rest else None
         elif tpn is not None and tasks is not None and nodes is not None and tasks != nodes * tpn:
             self.approximated(
                 "spec.resources.tasks",
@@ -334,30 +335,30 @@ class PbsWriter:
                 self.approximated(
                     "spec.resources.cpusPerTask", f"{cores} CPUs rounded up to {cpus}"
                 )
-        return nodes or 1, tpn or 1, cpus, rest
+        return nodes or 1, tpn or 1, cpus, extra
 
     def chunks(self, res: Resources) -> None:
         if res == Resources():
             return
-        nodes, tpn, cpus, rest = self.chunk_shape(res)
+        nodes, tpn, cpus, extra = self.chunk_shape(res)
         if res.disk_per_task is not None:
             self.lost("spec.resources.diskPerTask", "scratch space is a site-defined PBS resource")
         if res.gpu is not None and res.gpu.type is not None:
             self.lost(
                 "spec.resources.gpu.type", "GPU models are site-defined custom resources in PBS"
             )
+        total = nodes + (extra[0] if extra else 0)
         if self.DIALECT != "pbs":
-            if rest:
+            if extra:
                 self.approximated(
                     "spec.resources.tasks",
-                    f"{res.tasks} tasks written as {nodes + 1} nodes of {tpn}",
+                    f"{res.tasks} tasks written as {total} nodes of {tpn}",
                 )
-            self.torque_nodes(nodes + (1 if rest else 0), tpn, cpus, res)
+            self.torque_nodes(total, tpn, cpus, res)
             return
-        total = nodes + (1 if rest else 0)
         select = self.chunk(nodes, tpn, cpus, total, res)
-        if rest:
-            select += "+" + self.chunk(1, rest, cpus, total, res)
+        if extra:
+            select += "+" + self.chunk(extra[0], extra[1], cpus, total, res)
         self.opt("l", "select=" + select, "spec.resources")
 
     def chunk(self, count: int, tpn: int, cpus: int, total: int, res: Resources) -> str:

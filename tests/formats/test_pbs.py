@@ -317,6 +317,11 @@ FROM_SLURM = [
         [],
     ),
     ("-n 8 --ntasks-per-node=4", ["#PBS -l select=2:ncpus=4:mpiprocs=4"], []),
+    (
+        "-N 3 -n 10 --mem-per-cpu=1G",  # Slurm spreads them 4, 3, 3
+        ["#PBS -l select=1:ncpus=4:mpiprocs=4:mem=4gb+2:ncpus=3:mpiprocs=3:mem=3gb"],
+        [("W301", "spec.extensions.slurm.mem_per_cpu")],
+    ),
     ("-n 2 --ntasks-per-node=4", ["#PBS -l select=1:ncpus=2:mpiprocs=2"], []),
     (
         "-n 6 --ntasks-per-node=4 --mem-per-cpu=1G",
@@ -411,3 +416,10 @@ def test_placeholder_dependency_round_trips_as_written() -> None:
     assert job["spec"]["extensions"]["pbs"]["dependency"] == "afterok:jobid"
     out, _ = bammmc.convert(text, "pbs", "pbs")
     assert out is not None and "#PBS -W depend=afterok:jobid" in out.splitlines()
+
+
+def test_torque_writes_uneven_tasks_as_even_nodes() -> None:
+    """Torque's `nodes=` could hold `1:ppn=4+2:ppn=3`, but bammmc writes one shape: W301."""
+    out, diags = bammmc.convert(f"{SH}#SBATCH -N 3 -n 10\nsrun ./app\n", "slurm", "torque")
+    assert out is not None and "#PBS -l nodes=3:ppn=4" in out.splitlines()
+    assert ("W301", "spec.resources.tasks") in {(d.code, d.field) for d in diags}
