@@ -151,10 +151,15 @@ class _Reports(Protocol):
     def approximated(self, path: str, how: str) -> None: ...
 
 
-def report_foreign(writer: _Reports, spec: Spec, own: tuple[str, ...]) -> None:
+def report_foreign(
+    writer: _Reports, spec: Spec, own: tuple[str, ...], handled: tuple[str, ...] = ()
+) -> None:
     """Report each key of other schedulers' extensions: approximated (W301) when a portable
-    field carries its meaning to this target, lost (W201) otherwise."""
+    field carries its meaning to this target, lost (W201) otherwise; ``handled`` paths the
+    writer has reported itself."""
     for path, carried in foreign_keys(spec, own):
+        if path in handled:
+            continue
         scheduler = path.split(".")[2]
         if carried:
             writer.approximated(

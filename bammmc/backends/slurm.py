@@ -849,16 +849,25 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
         if comp.schedule is not None and comp.schedule.priority_class:
             w.lost(f"{path}.schedule.priorityClass", "sbatch has no option for it")
     pbs = spec.extensions.pbs if spec.extensions else None
+    mixed = "spec.extensions.pbs.mixed_chunks"
     if pbs is not None and pbs.mixed_chunks is not None:
         chunks = pbs.mixed_chunks.split("+")
-        w.approximated(
-            "spec.extensions.pbs.mixed_chunks",
-            f"only the first chunk shape `{chunks[0]}` is written; "
-            + ", ".join(f"`{c}`" for c in chunks[1:])
-            + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
-        )
+        res = spec.resources
+        if res is not None and res.tasks is not None:  # chunks alike but for their task count
+            w.approximated(
+                mixed,
+                f"`{pbs.mixed_chunks}` is written as {res.nodes} nodes and {res.tasks} tasks, "
+                f"at most {res.tasks_per_node} per node; Slurm decides how many go on each",
+            )
+        else:
+            w.approximated(
+                mixed,
+                f"only the first chunk shape `{chunks[0]}` is written; "
+                + ", ".join(f"`{c}`" for c in chunks[1:])
+                + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
+            )
     if spec.extensions:
-        report_foreign(w, spec, ("slurm",))
+        report_foreign(w, spec, ("slurm",), handled=(mixed,))
 
 
 def emit_duration(d: Duration) -> str:

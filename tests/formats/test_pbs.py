@@ -423,3 +423,40 @@ def test_torque_writes_uneven_tasks_as_even_nodes() -> None:
     out, diags = bammmc.convert(f"{SH}#SBATCH -N 3 -n 10\nsrun ./app\n", "slurm", "torque")
     assert out is not None and "#PBS -l nodes=3:ppn=4" in out.splitlines()
     assert ("W301", "spec.resources.tasks") in {(d.code, d.field) for d in diags}
+
+
+MIXED = [
+    # (select, the resources read): chunks that differ only in task count are one job shape
+    (
+        "2:ncpus=8:mpiprocs=4:mem=8gb+1:ncpus=4:mpiprocs=2:mem=4gb",
+        {"nodes": 3, "tasks": 10, "tasksPerNode": 4, "cpusPerTask": 2, "memoryPerTask": "2Gi"},
+    ),
+    ("2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2", {"nodes": 3, "tasks": 10, "tasksPerNode": 4}),
+    # different per task: the first chunk only, no total (pitfall 18: never summed)
+    ("1:ncpus=8:mpiprocs=1+4:ncpus=1:mpiprocs=1", {"nodes": 1, "tasksPerNode": 1}),
+    ("1:ncpus=2:mem=4gb+1:ncpus=2:mem=8gb", {"nodes": 1}),
+    ("1:ncpus=2:mpiprocs=2+2:ncpus=4:mpiprocs=4", {"nodes": 1, "tasksPerNode": 2}),  # first < rest
+    ("1:ncpus=4:ngpus=1+1:ncpus=4", {"nodes": 1}),
+    ("1:ncpus=4:host=a+1:ncpus=4:host=b", {"nodes": 1}),
+]
+
+
+@pytest.mark.parametrize(("select", "resources"), MIXED)
+def test_mixed_chunks(select: str, resources: dict[str, Any]) -> None:
+    job, diags = read(f"{SH}#PBS -l select={select}\n{BODY}")
+    assert not [d for d in diags if d.is_error]
+    assert job["spec"]["extensions"]["pbs"]["mixed_chunks"] == select
+    got = job["spec"]["resources"]
+    subset(resources, got)
+    if "tasks" not in resources:
+        assert "tasks" not in got
+
+
+def test_slurm_uneven_tasks_survive_pbs_and_back() -> None:
+    text = f"{SH}#SBATCH -n 10 --ntasks-per-node=4 -c 2\nsrun ./app\n"
+    pbs, _ = bammmc.convert(text, "slurm", "pbs")
+    assert pbs is not None
+    back, _ = bammmc.convert(pbs, "pbs", "slurm")
+    assert back is not None
+    for option in ("--nodes=3", "--ntasks=10", "--ntasks-per-node=4", "--cpus-per-task=2"):
+        assert any(line.startswith(f"#SBATCH {option}") for line in back.splitlines()), back

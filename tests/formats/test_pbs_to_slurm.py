@@ -37,3 +37,28 @@ def test_converted_corpus_is_accepted_by_sbatch(
     )
     accepted, message = big_sbatch_check(checked, "-p", "batch")
     assert accepted, f"{message}\n{checked}"
+
+
+MIXED_TO_SLURM = [
+    # chunks alike but for their task count: nodes, tasks and the most per node
+    (
+        "select=2:ncpus=8:mpiprocs=4:mem=8gb+1:ncpus=4:mpiprocs=2:mem=4gb",
+        ["--nodes=3", "--ntasks=10", "--ntasks-per-node=4", "--cpus-per-task=2"],
+    ),
+    ("select=1:ncpus=4:mpiprocs=4+2:ncpus=3:mpiprocs=3", ["--nodes=3", "--ntasks=10"]),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("select", "options"), MIXED_TO_SLURM)
+def test_mixed_chunks_of_one_task_shape_are_accepted_by_sbatch(
+    select: str, options: list[str], big_sbatch_check: Callable[..., tuple[bool, str]]
+) -> None:
+    text = f"#!/bin/bash\n#PBS -l {select}\ncd $PBS_O_WORKDIR\nmpiexec ./app\n"
+    out, diags = bammmc.convert(text, "pbs", "slurm")
+    assert out is not None, diags
+    for option in options:
+        assert any(line.startswith(f"#SBATCH {option}") for line in out.splitlines()), out
+    assert [d.field for d in diags].count("spec.extensions.pbs.mixed_chunks") == 1
+    accepted, message = big_sbatch_check(out, "-p", "batch")
+    assert accepted, f"{message}\n{out}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from fractions import Fraction
 from typing import Any, Final
 
 import msgspec
@@ -524,6 +525,49 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
         )
     if not exact and len(chunks) == 1:
         _ext(b, "select", value, occ)
+    if len(chunks) > 1 and _same_tasks(chunks, occ, reporter):
+        # chunks that differ only in how many tasks they hold: the job is that many tasks
+        # on that many nodes, at most the first chunk's per node (`2:mpiprocs=4+1:mpiprocs=2`)
+        b.set("spec.resources.nodes", sum(c for c, _ in chunks), occ)
+        b.set("spec.resources.tasks", sum(c * int(r.get("mpiprocs", "1")) for c, r in chunks), occ)
+
+
+def _same_tasks(
+    chunks: list[tuple[int, dict[str, str]]], occ: Occurrence, reporter: Reporter
+) -> bool:
+    """Do the chunks ask for the same per task (CPUs, memory, GPUs), the first holding the
+    most tasks?"""
+
+    def per_task(res: dict[str, str]) -> dict[str, Any] | None:
+        if not set(res) <= MAPPED_CHUNK or not all(
+            is_digits(v) for k, v in res.items() if k != "mem"
+        ):
+            return None
+        procs = int(res.get("mpiprocs", "1"))
+        if procs < 1:
+            return None
+        out: dict[str, Any] = {"keys": frozenset(res), "omp": res.get("ompthreads")}
+        for key in ("ncpus", "ngpus"):
+            out[key] = Fraction(int(res.get(key, "1" if key == "ncpus" else "0")), procs)
+        if "mem" in res:
+            try:
+                out["mem"] = Fraction(pbs_size_bytes(res["mem"], occ, reporter), procs)
+            except Invalid:
+                return None
+        return out
+
+    shapes = [per_task(r) for _, r in chunks]
+    first = shapes[0]
+    if first is None or any(s is None for s in shapes):
+        return False
+    most = int(chunks[0][1].get("mpiprocs", "1"))
+    for (_, res), shape in zip(chunks, shapes, strict=True):
+        assert shape is not None
+        if int(res.get("mpiprocs", "1")) > most:
+            return False
+        if any(shape.get(k) != first.get(k) for k in ("keys", "omp", "ncpus", "ngpus", "mem")):
+            return False
+    return True
 
 
 def _place(value: str, occ: Occurrence, b: _Builder) -> None:
