@@ -27,6 +27,7 @@ CAPABILITIES: dict[str, str] = {"*": "exact"}
 def enc_hook(obj: Any) -> Any:
     if isinstance(obj, Value):
         return obj.wire()
+    # msgspec's hook protocol: "not a type this hook knows" (every IR type is handled above)
     raise NotImplementedError(f"cannot encode {type(obj).__name__}")
 
 

@@ -53,7 +53,7 @@ _VALUE_SCHEMAS: dict[type, dict[str, Any]] = {
 def schema_hook(t: type) -> dict[str, Any]:
     if t in _VALUE_SCHEMAS:
         return dict(_VALUE_SCHEMAS[t])
-    raise NotImplementedError(t)
+    raise NotImplementedError(t)  # msgspec's hook protocol: "not a type this hook knows"
 
 
 def json_schema() -> dict[str, Any]:

@@ -268,6 +268,8 @@ class Value:
 
     @classmethod
     def parse(cls, raw: str | int | float) -> Any:
+        """Read ``raw`` as this value type. Abstract: every value type (Size, Cpu, Count,
+        Duration, IndexSpec, Template, Signal, DateTime) defines its own."""
         raise NotImplementedError
 
 

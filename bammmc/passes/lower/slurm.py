@@ -167,9 +167,10 @@ def lower(
 
 
 def _keep_values(t: type, obj: Any) -> Any:
+    """msgspec ``dec_hook`` of every lowering: a value already parsed stays as it is."""
     if isinstance(obj, Value) and isinstance(obj, t):
         return obj
-    raise NotImplementedError(t)
+    raise NotImplementedError(t)  # msgspec's hook protocol: "not a type this hook knows"
 
 
 def _het_component(data: dict[str, Any]) -> dict[str, Any]:
