@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -102,7 +103,7 @@ def test_size_limit_applies_to_stdin() -> None:
 
 
 @pytest.mark.parametrize("kind", ["directory", "missing", "unreadable", "device"])
-def test_unreadable_paths(kind: str, tmp_path: Path) -> None:
+def test_unreadable_paths(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if kind == "directory":
         target = str(tmp_path)
     elif kind == "missing":
@@ -113,9 +114,16 @@ def test_unreadable_paths(kind: str, tmp_path: Path) -> None:
         p = tmp_path / "secret.splat.yaml"
         p.write_text(HEAD)
         p.chmod(0)
-        if os.access(p, os.R_OK):  # root reads anything
-            pytest.skip("running as root: permissions do not stop reads")
         target = str(p)
+        if os.access(p, os.R_OK):  # root reads anything: the kernel's refusal, simulated
+            real_open = open
+
+            def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+                if str(file) == target:
+                    raise PermissionError(13, "Permission denied", target)
+                return real_open(file, *args, **kwargs)
+
+            monkeypatch.setattr("bammmc.source.open", refusing_open, raising=False)
     result = CliRunner().invoke(main, ["check", "--diagnostics", "json", target])
     assert [json.loads(line)["code"] for line in result.stderr.splitlines()] == ["E007"]
     assert result.exit_code == 1
