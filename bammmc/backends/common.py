@@ -138,12 +138,60 @@ def foreign_keys(spec: Spec, own: tuple[str, ...]) -> list[tuple[str, str | None
     return out
 
 
-def _is_set(node: Any, path: str) -> bool:
+def _get(node: Any, path: str) -> Any:
+    """The value at a wire-form path (`spec.lifecycle.maxRetries`), None when unset."""
     for part in path.split("."):
-        node = getattr(node, re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower(), None)
+        node = getattr(node, _SNAKE.sub("_", part).lower(), None)
         if node is None:
-            return False
-    return True
+            return None
+    return node
+
+
+def _is_set(node: Any, path: str) -> bool:
+    return _get(node, path) is not None
+
+
+_SNAKE: Final = re.compile(r"(?<!^)(?=[A-Z])")
+
+#: Fields no script-based scheduler has an option for (Kubernetes and gang concepts); each
+#: writer adds its own to these.
+UNSUPPORTED_EVERYWHERE: Final = (
+    "metadata.labels",
+    "metadata.annotations",
+    "spec.tasks",
+    "spec.gang",
+    "spec.volumes",
+    "spec.lifecycle.maxRetries",
+    "spec.lifecycle.successExitCodes",
+    "spec.lifecycle.ttlAfterFinished",
+    "spec.placement.nodeSelector",
+    "spec.placement.tolerations",
+    "spec.placement.affinity",
+    "spec.placement.nodePools",
+    "spec.resources.limits",
+    "spec.schedule.priorityClass",
+    "spec.workloadType",
+    "spec.distributedFramework",
+)
+
+
+def report_unsupported(writer: _Reports, job: Any, paths: tuple[str, ...], program: str) -> None:
+    """W201 for each of ``paths`` the job sets (an empty list or map sets nothing; a 0 does).
+
+    >>> from bammmc.ir.job import API_VERSION, Job, Lifecycle, Spec
+    >>> class W:
+    ...     def lost(self, path, why): print(path, "-", why)
+    ...     def approximated(self, path, how): pass
+    >>> spec = Spec(lifecycle=Lifecycle(max_retries=0), tasks=[])
+    >>> job = Job(api_version=API_VERSION, kind="Job", spec=spec)
+    >>> report_unsupported(W(), job, UNSUPPORTED_EVERYWHERE, "qsub")
+    spec.lifecycle.maxRetries - qsub has no option for it
+    """
+    for path in paths:
+        value = _get(job, path)
+        if value is None or (isinstance(value, (list, dict, str)) and not value):
+            continue
+        writer.lost(path, f"{program} has no option for it")
 
 
 class _Reports(Protocol):

@@ -23,7 +23,7 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign
+from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
 from bammmc.backends.container import in_container
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
@@ -52,6 +52,15 @@ CAPABILITIES: Final[dict[str, str]] = {
     "spec.gang": "lost",
     "spec.volumes": "lost",
 }
+
+#: Fields this writer reports as lost (W201) when set.
+UNSUPPORTED: Final = (
+    *UNSUPPORTED_EVERYWHERE,
+    "spec.placement.topologySpread",
+    "spec.placement.topology",
+    "spec.placement.groupBy",
+    "spec.placement.prefer",
+)
 
 #: LSF units for explicit sizes (powers of 1024), largest first
 UNITS: Final = (
@@ -901,41 +910,8 @@ class LsfWriter:
                 )
 
     def unsupported(self) -> None:
-        spec, job = self.spec, self.job
-        checks: list[tuple[str, object]] = [
-            ("metadata.labels", job.metadata and job.metadata.labels),
-            ("metadata.annotations", job.metadata and job.metadata.annotations),
-            ("spec.tasks", spec.tasks),
-            ("spec.gang", spec.gang),
-            ("spec.volumes", spec.volumes),
-            (
-                "spec.lifecycle.maxRetries",
-                spec.lifecycle and spec.lifecycle.max_retries is not None,
-            ),
-            (
-                "spec.lifecycle.successExitCodes",
-                spec.lifecycle and spec.lifecycle.success_exit_codes,
-            ),
-            (
-                "spec.lifecycle.ttlAfterFinished",
-                spec.lifecycle and spec.lifecycle.ttl_after_finished,
-            ),
-            ("spec.placement.nodeSelector", spec.placement and spec.placement.node_selector),
-            ("spec.placement.tolerations", spec.placement and spec.placement.tolerations),
-            ("spec.placement.affinity", spec.placement and spec.placement.affinity),
-            ("spec.placement.topologySpread", spec.placement and spec.placement.topology_spread),
-            ("spec.placement.topology", spec.placement and spec.placement.topology),
-            ("spec.placement.groupBy", spec.placement and spec.placement.group_by),
-            ("spec.placement.prefer", spec.placement and spec.placement.prefer),
-            ("spec.placement.nodePools", spec.placement and spec.placement.node_pools),
-            ("spec.resources.limits", spec.resources and spec.resources.limits),
-            ("spec.schedule.priorityClass", spec.schedule and spec.schedule.priority_class),
-            ("spec.workloadType", spec.workload_type),
-            ("spec.distributedFramework", spec.distributed_framework),
-        ]
-        for path, present in checks:
-            if present:
-                self.lost(path, "bsub has no option for it")
+        spec = self.spec
+        report_unsupported(self, self.job, UNSUPPORTED, "bsub")
         if spec.extensions:
             report_foreign(self, spec, ("lsf",))
 

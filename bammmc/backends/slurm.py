@@ -11,12 +11,11 @@ Siblings: ``frontends/slurm.py``, ``passes/lower/slurm.py``, ``backends/slurm_op
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign
+from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
 from bammmc.backends.container import in_container
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
@@ -104,6 +103,18 @@ CAPABILITIES: Final[dict[str, str]] = {
     "spec.distributedFramework": "lost",
     "spec.extensions.slurm": "exact",
 }
+
+#: Fields this writer reports as lost (W201) when set.
+UNSUPPORTED: Final = (
+    *UNSUPPORTED_EVERYWHERE,
+    "metadata.clientId",
+    "spec.fileStaging",
+    "spec.placement.topologySpread",
+    "spec.placement.groupBy",
+    "spec.resources.gpu.memory",
+    "spec.resources.gpu.migProfile",
+    "spec.schedule.project",
+)
 
 
 class _Writer:
@@ -783,52 +794,7 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
 
 
 def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
-    checks: list[tuple[str, Callable[[], object]]] = [
-        ("metadata.labels", lambda: job.metadata and job.metadata.labels),
-        ("metadata.annotations", lambda: job.metadata and job.metadata.annotations),
-        ("metadata.clientId", lambda: job.metadata and job.metadata.client_id),
-        ("spec.tasks", lambda: spec.tasks),
-        ("spec.gang", lambda: spec.gang),
-        ("spec.volumes", lambda: spec.volumes),
-        ("spec.fileStaging", lambda: spec.file_staging),
-        (
-            "spec.lifecycle.maxRetries",
-            lambda: spec.lifecycle and spec.lifecycle.max_retries is not None,
-        ),
-        (
-            "spec.lifecycle.successExitCodes",
-            lambda: spec.lifecycle and spec.lifecycle.success_exit_codes,
-        ),
-        (
-            "spec.lifecycle.ttlAfterFinished",
-            lambda: spec.lifecycle and spec.lifecycle.ttl_after_finished,
-        ),
-        ("spec.placement.nodeSelector", lambda: spec.placement and spec.placement.node_selector),
-        ("spec.placement.tolerations", lambda: spec.placement and spec.placement.tolerations),
-        ("spec.placement.affinity", lambda: spec.placement and spec.placement.affinity),
-        (
-            "spec.placement.topologySpread",
-            lambda: spec.placement and spec.placement.topology_spread,
-        ),
-        ("spec.placement.groupBy", lambda: spec.placement and spec.placement.group_by),
-        ("spec.placement.nodePools", lambda: spec.placement and spec.placement.node_pools),
-        ("spec.resources.limits", lambda: spec.resources and spec.resources.limits),
-        (
-            "spec.resources.gpu.memory",
-            lambda: spec.resources and spec.resources.gpu and spec.resources.gpu.memory,
-        ),
-        (
-            "spec.resources.gpu.migProfile",
-            lambda: spec.resources and spec.resources.gpu and spec.resources.gpu.mig_profile,
-        ),
-        ("spec.schedule.priorityClass", lambda: spec.schedule and spec.schedule.priority_class),
-        ("spec.schedule.project", lambda: spec.schedule and spec.schedule.project),
-        ("spec.workloadType", lambda: spec.workload_type),
-        ("spec.distributedFramework", lambda: spec.distributed_framework),
-    ]
-    for path, present in checks:
-        if present():
-            w.lost(path, "sbatch has no option for it")
+    report_unsupported(w, job, UNSUPPORTED, "sbatch")
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else None
     for i, comp in enumerate(ext.het_components or () if ext else ()):
         path = f"spec.extensions.slurm.het_components[{i}]"
