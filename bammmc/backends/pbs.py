@@ -317,7 +317,8 @@ class PbsWriter:
             elif tasks % nodes == 0:
                 tpn = tasks // nodes
             else:
-                # as Slurm spreads `-N 3 -n 10`: one node of 4 tasks, two of 3
+                # `-N 3 -n 10` as evenly as chunks can say it: one chunk of 4 tasks, two of 3
+                # (Slurm itself only promises at least one task on each node)
                 tpn = -(-tasks // nodes)
                 full = tasks - nodes * (tpn - 1)
                 extra = (nodes - full, tpn - 1)

@@ -318,7 +318,7 @@ FROM_SLURM = [
     ),
     ("-n 8 --ntasks-per-node=4", ["#PBS -l select=2:ncpus=4:mpiprocs=4"], []),
     (
-        "-N 3 -n 10 --mem-per-cpu=1G",  # Slurm spreads them 4, 3, 3
+        "-N 3 -n 10 --mem-per-cpu=1G",  # as evenly as chunks can say it: 4, 3, 3
         ["#PBS -l select=1:ncpus=4:mpiprocs=4:mem=4gb+2:ncpus=3:mpiprocs=3:mem=3gb"],
         [("W301", "spec.extensions.slurm.mem_per_cpu")],
     ),
