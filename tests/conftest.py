@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +130,52 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for _, name, status, codes in sorted(rows):
             if status != "clean":
                 terminalreporter.write_line(f"  {status:<8} {name}: {codes}")
+
+
+class CondorOracle:
+    """HTCondor's own parsers (the PyPI `htcondor` wheel, pinned in the `test` extra) through
+    ../shared/oracles/htcondor/check.py, loaded in-process (one import, no subprocess per check).
+
+    ``expr(text)`` -> ``(canonical, None)`` or ``(None, error)`` from `classad2.ExprTree`;
+    ``submit(text)`` -> the JSON `check.py submit` prints (keys, expanded values, queue,
+    itemdata, warnings, errors, ok)."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def expr(self, text: str) -> tuple[str | None, str | None]:
+        result: tuple[str | None, str | None] = self.module.parse_expr(text)
+        return result
+
+    def submit(self, text: str) -> dict[str, Any]:
+        import contextlib
+        import io
+        import json
+
+        buffer = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO(text)
+        try:
+            with contextlib.redirect_stdout(buffer):
+                self.module.cmd_submit(["-"])
+        finally:
+            sys.stdin = stdin
+        result: dict[str, Any] = json.loads(buffer.getvalue())
+        return result
+
+
+@pytest.fixture(scope="session")
+def condor_oracle() -> CondorOracle:
+    """The HTCondor oracle; fails (not skips) when the pinned wheel is missing on Linux."""
+    import importlib.util
+
+    check = ORACLES / "htcondor" / "check.py"
+    if not check.is_file():
+        pytest.skip(f"no HTCondor oracle at {check}")
+    os.environ.setdefault("CONDOR_CONFIG", os.devnull)
+    spec = importlib.util.spec_from_file_location("bammmc_condor_oracle", check)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)  # imports classad2 / htcondor2: the test extra pins them
+    return CondorOracle(module)
