@@ -14,6 +14,8 @@ class OutputFile:
 
     text: str
     suffix: str = ""
+    #: written with execute permission (a script the main file runs)
+    executable: bool = False
 
 
 @dataclass(frozen=True)
@@ -28,3 +30,6 @@ class WriteOptions:
     lsf_unit: str = "KB"
     #: the canonical priority band (`--priority-range`) that `schedule.priority` is on
     band: PriorityBand = DEFAULT_BAND
+    #: the main output's file name without its extension: extra files are named after it
+    #: (`-o out.sub` -> `out.sh`, which the submit file names as its `executable`)
+    script_stem: str = "job"

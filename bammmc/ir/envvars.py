@@ -20,6 +20,7 @@ from typing import Final
 VARIABLES: Final[dict[str, dict[str, str]]] = {
     "job_id": {
         "slurm": "SLURM_JOB_ID",
+        "splat": "BAMMM_JOB_ID",
         "pbs": "PBS_JOBID",
         "torque": "PBS_JOBID",
         "sge": "JOB_ID",
@@ -73,8 +74,34 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
     "num_nodes": {"slurm": "SLURM_JOB_NUM_NODES", "torque": "PBS_NUM_NODES"},
 }
 
-#: How a target builds a concept that it has no plain variable for (a shell expression).
+
+def job_ad(attribute: str) -> str:
+    """A shell expression for an attribute of an HTCondor job's own ClassAd: HTCondor sets no
+    job-id variables, but gives the job its ad as a file of `Name = value` lines at
+    `$_CONDOR_JOB_AD` (`ClusterId`, `ProcId`; `Iwd`, the submit side's directory, is a quoted
+    string).
+
+    >>> print(job_ad("ProcId"))
+    $(sed -n 's/^ProcId = //p' "$_CONDOR_JOB_AD")
+    """
+    program = f"s/^{attribute} = //p"
+    if attribute == "Iwd":
+        program = 's/^Iwd = "\\(.*\\)"$/\\1/p'
+    return f"$(sed -n '{program}' \"$_CONDOR_JOB_AD\")"
+
+
+#: How a target builds a concept that it has no plain variable for (a shell expression). A
+#: writer may pass its own, job-specific expressions to `compatibility_block` (HTCondor's array
+#: index depends on the `queue` statement, its job name on the job).
 DERIVED: Final[dict[str, dict[str, str]]] = {
+    "htcondor": {
+        "job_id": job_ad("ClusterId"),
+        "array_job_id": job_ad("ClusterId"),
+        "array_index": job_ad("ProcId"),
+        "submit_dir": job_ad("Iwd"),
+        # one machine (a vanilla universe job): one line
+        "nodefile": '$(f=$(mktemp); hostname > "$f"; echo "$f")',
+    },
     "slurm": {
         # one line per allocated node; PBS lists one line per MPI rank (mpiprocs)
         "nodefile": (
@@ -86,7 +113,14 @@ DERIVED: Final[dict[str, dict[str, str]]] = {
 }
 
 #: What a derived definition gives, when it is not the node file's "one line per node".
-DERIVED_NOTES: Final[dict[str, str]] = {"nslots": "tasks × CPUs per task"}
+DERIVED_NOTES: Final[dict[str, str]] = {
+    "nslots": "tasks × CPUs per task",
+    "job_id": "read from the job ad (`ClusterId`)",
+    "array_job_id": "read from the job ad (`ClusterId`)",
+    "array_index": "read from the job ad (`ProcId`, 0-based)",
+    "submit_dir": "the submit side's directory, from the job ad (`Iwd`); the job itself runs "
+    "in a scratch directory unless the file system is shared",
+}
 
 _REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
 MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
@@ -98,8 +132,19 @@ def compatibility_block(
     target: str,
     lost: Callable[[str, str], None],
     approximated: Callable[[str, str], None],
+    derived: dict[str, tuple[str, str]] | None = None,
 ) -> str:
-    """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses."""
+    """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
+
+    ``derived`` holds the writer's own expressions for concepts that depend on the job
+    (concept -> (shell expression, what it gives)); they win over the table's."""
+    derived_here = {
+        **{
+            c: (e, DERIVED_NOTES.get(c, "one line per node, not per task"))
+            for c, e in DERIVED.get(target, {}).items()
+        },
+        **(derived or {}),
+    }
     used = set(_REFERENCE.findall(body))
     lines: list[str] = []
     done: set[str] = set()
@@ -117,13 +162,10 @@ def compatibility_block(
                     "spec.execution.script",
                     f"`${name}` is defined from `${own}` for {target}",
                 )
-            elif concept in DERIVED.get(target, {}):
-                lines.append(f'export {name}="{DERIVED[target][concept]}"')
-                approximated(
-                    "spec.execution.script",
-                    f"`${name}` is built for {target}: "
-                    + DERIVED_NOTES.get(concept, "one line per node, not per task"),
-                )
+            elif concept in derived_here:
+                expression, note = derived_here[concept]
+                lines.append(f'export {name}="{expression}"')
+                approximated("spec.execution.script", f"`${name}` is built for {target}: {note}")
             else:
                 lost(
                     "spec.execution.script",
