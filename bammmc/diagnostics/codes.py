@@ -174,6 +174,20 @@ _ALL: Final[tuple[Code, ...]] = (
         '#!/bin/bash\n#SBATCH --job-name="unclosed\necho hi\n',
         filename="job.sbatch",
     ),
+    Code(
+        "E021",
+        "classad-syntax",
+        "an HTCondor ClassAd expression that HTCondor cannot parse",
+        "A value that HTCondor reads as a ClassAd expression (`requirements`, `rank`, "
+        "`periodic_*`, `on_exit_*`, `+Attr`) is not one: an operator without an operand, an "
+        "unclosed parenthesis or string, a number such as `010`, `5.` or `4GB`, a `=` where "
+        "`==` was meant. The mark points at the first token HTCondor's parser cannot take.",
+        "condor_submit refuses a job whose expression does not parse, and a job ad with a "
+        "broken expression never matches a machine; converting it would carry the error on.",
+        'Fix the expression at the marked place: compare with `==`, quote strings with `"`, '
+        "write numbers in decimal without units (`4096`), and close every `(`, `[`, `{`.",
+        _V + "spec:\n  extensions:\n    htcondor:\n      requirements: 'Memory >= '\n",
+    ),
     # ── E1xx: invalid values and conflicts ───────────────────────────────────────────────
     Code(
         "E101",

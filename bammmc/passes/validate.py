@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.ir.job import VOLUME_SOURCES, Job, Schedule, Spec
@@ -30,6 +30,7 @@ def validate(job: Job, ctx: PassContext) -> Job:
     _dependencies(spec, ctx)
     _gang(spec, ctx)
     _file_staging(spec, ctx)
+    _htcondor_expressions(spec, ctx)
     return job
 
 
@@ -350,3 +351,41 @@ def _file_staging(spec: Spec, ctx: PassContext) -> None:
                     at="value",
                     help='write an octal mode such as `"0755"` (quoted)',
                 )
+
+
+#: the `extensions.htcondor` fields condor_submit parses as ClassAd expressions
+HTCONDOR_EXPRESSIONS: Final = (
+    "requirements",
+    "rank",
+    "periodic_hold",
+    "periodic_release",
+    "periodic_remove",
+    "periodic_vacate",
+    "on_exit_hold",
+    "on_exit_remove",
+)
+
+
+def _htcondor_expressions(spec: Spec, ctx: PassContext) -> None:
+    """Each expression-valued HTCondor field must parse as condor_submit parses it (old
+    ClassAd syntax), or the HTCondor writer would emit a job condor_submit refuses."""
+    ext = spec.extensions.htcondor if spec.extensions is not None else None
+    if ext is None:
+        return
+    from bammmc.frontends import classad
+
+    for name in HTCONDOR_EXPRESSIONS:
+        text = getattr(ext, name)
+        if text is None or "$(" in text:  # `$(macro)`: known when the job is submitted
+            continue
+        path = f"spec.extensions.htcondor.{name}"
+        span = ctx.source_map.value(path)
+        if span is not None and any(  # the reader already said so (a submit file)
+            d.code == "E021"
+            and d.span is not None
+            and d.span.file == span.file
+            and d.span.line == span.line
+            for d in ctx.reporter.diagnostics
+        ):
+            continue
+        classad.check(text, ctx.reporter, span, what=name, old=True, field=path)
