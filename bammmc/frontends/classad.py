@@ -352,16 +352,14 @@ def _old_ads(text: str) -> list[list[Attribute]]:
     ads: list[list[Attribute]] = []
     current: list[Attribute] = []
     offset = 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\n")
-        content = body.lstrip(" \t")
-        if not body.strip(" \t\n\v\f\r"):
+    for body in text.split("\n"):  # lines end at `\n` only (a `\r` is white space)
+        if not body.strip(" \t\v\f\r"):
             if current:  # a blank line ends an ad
                 ads.append(current)
                 current = []
-        elif not content.startswith("#"):
+        elif not body.lstrip(" \t").startswith("#"):
             current.append(_parse(body + "\n", "old_line", offset))
-        offset += len(line)
+        offset += len(body) + 1
     if current:
         ads.append(current)
     return ads

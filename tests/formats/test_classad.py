@@ -408,6 +408,11 @@ def test_old_style_ad() -> None:
         ("Requirements", "Requirements = TRUE"),
     ]
     assert [len(ad) for ad in parse_ads(text)] == [2, 1]
+    crlf = text.replace("\n", "\r\n")
+    assert [(x.name, crlf[x.start : x.end]) for x in parse_ad(crlf)][-1] == (
+        "Requirements",
+        "Requirements = TRUE",
+    )
 
 
 def test_ad_streams() -> None:
@@ -424,6 +429,7 @@ AD_ERRORS = [
     ("[a = 1 // comment ]", 19, "end of the text"),
     ("a = 1\nb == 2\n", 8, "unexpected `==`"),
     ("a = 1 2\n", 6, "unexpected `2`"),
+    ("a = 1\rb = 2\n", 6, "unexpected `b`"),  # only `\n` ends a line
     ("[;;]", 3, "unexpected `]`"),
 ]
 
