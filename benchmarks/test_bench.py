@@ -249,3 +249,25 @@ def test_lsf_read_lower_emit(benchmark: BenchmarkFixture) -> None:
         return bammmc.emit(job, "lsf")[0]
 
     assert benchmark(run)
+
+
+#: a long `requirements`: a machine list and resource checks, as sites generate them
+CLASSAD_REQUIREMENTS = " && ".join(
+    [
+        '(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX")',
+        "(TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)",
+        '(TARGET.HasFileTransfer =?= true) && regexp("^gpu[0-9]+", TARGET.Machine)',
+        "(" + " || ".join(f'TARGET.Machine == "node{n:03d}.example.org"' for n in range(200)) + ")",
+        "(isUndefined(TARGET.CUDACapability) ? false : TARGET.CUDACapability >= 7.5)",
+    ]
+)
+
+
+def test_classad_parse(benchmark: BenchmarkFixture) -> None:
+    """Parse and unparse a ~10 kB ClassAd `requirements` expression (200 machine names)."""
+    from bammmc.frontends import classad
+
+    def run() -> str:
+        return classad.unparse(classad.parse(CLASSAD_REQUIREMENTS))
+
+    assert benchmark(run).startswith("(TARGET.Arch")
