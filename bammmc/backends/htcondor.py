@@ -1,0 +1,1551 @@
+"""The HTCondor writer (format ``htcondor``): SPLAT IR -> a submit description file, and for a
+script-mode job the script it runs.
+
+Follows shared/docs/formats/htcondor.md (htcondor-jdl(1), condor_submit(1), metric_units.cpp)
+and the oracle's findings (htcondor2.Submit 25.14). One ``command = value`` per line in a fixed
+order, then the ``queue`` statement. A job is one slot (pitfalls 1, 20): memory, disk, CPUs and
+GPUs are written per job — tasks × CPUs per task become ``request_cpus`` — unless
+``extensions.htcondor.universe`` is ``parallel``, where each task is one of ``machine_count``
+slots. Sizes get an explicit binary unit (``request_memory`` counts MiB, ``request_disk`` KiB when
+no unit is given; condor_submit rounds up to that unit, so a size that is not a whole number of
+them is W301). The walltime becomes ``allowed_job_duration`` (HTCondor holds a job that runs
+longer: W301, pitfall 17); output paths spell ``{job_id}`` ``$(Cluster)`` and ``{array_index}``
+``$(Process)`` (0-based, pitfall 24) or an index derived from it; arrays become ``queue N`` with
+a helper macro, an explicit ``queue … in (…)`` list, or one ``queue`` per range; dependencies
+have no submit-file form (W201 naming DAGMan).
+
+Values never inject: each is one ``key = value`` line, so only a line break (or a trailing
+``\\``, which continues the line) could start another statement, and that is E140; names of
+commands and attributes from ``extensions.htcondor`` must be names (``queue``, ``include``, ``if``
+are not). ``arguments`` and ``environment`` use the new, double-quoted syntax. Macro references
+(``$(NAME)``, ``$$(Attr)``, ``$ENV(…)``) are the submit language's own and are written as they
+are: the reader keeps them so in portable fields, and a DAGMan node's ``$(VAR)`` must survive.
+
+A script-mode job is two files: the submit file (``executable = <stem>.sh``) and the script, its
+body byte for byte after the ``#!`` line, with a block that reads the other schedulers' job
+variables from the job ad (``ir/envvars.py``).
+
+Also the tables of facts both directions read (units, notification values, universes).
+Siblings: ``frontends/htcondor.py``, ``passes/lower/htcondor.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import itertools
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final, Protocol
+
+from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block, job_ad
+from bammmc.ir.job import Execution, HtcondorExt, Job, Resources, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import Size, Template
+
+#: size units condor_submit reads (metric_units.cpp `parse_int64_bytes`): powers of 1024, no P
+SIZE_FACTORS: Final[dict[str, int]] = {"K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+#: the unit of a number without one, per size command (htcondor.md §3.3, §6)
+BASE_UNIT: Final[dict[str, str]] = {
+    "request_memory": "M",
+    "request_disk": "K",
+    "gpus_minimum_memory": "M",
+    "retry_request_memory": "M",
+    "retry_request_disk": "K",
+}
+#: `notification` values and the SPLAT events each stands for (pitfall 39: one value only).
+#: `Always` mails when the job terminates (and, in older versions, on checkpoints): the reader
+#: keeps it in `extensions.htcondor.notification` with these events.
+NOTIFICATIONS: Final[dict[str, frozenset[str]]] = {
+    "Never": frozenset(),
+    "Complete": frozenset({"end"}),
+    "Error": frozenset({"fail"}),
+    "Start": frozenset({"begin"}),
+    "Always": frozenset({"begin", "end", "fail", "requeue"}),
+}
+#: the events each written value mails on: `Complete` mails whenever the job terminates,
+#: failures included
+MAILED_ON: Final[dict[str, frozenset[str]]] = {
+    "Never": frozenset(),
+    "Complete": frozenset({"end", "fail"}),
+    "Error": frozenset({"fail"}),
+    "Start": frozenset({"begin"}),
+}
+#: `should_transfer_files` per `fileStaging.transferPolicy`
+TRANSFER_POLICIES: Final = {"always": "YES", "if_needed": "IF_NEEDED", "never": "NO"}
+#: universes that run a container image, and the command that names it
+IMAGE_COMMANDS: Final = {"docker": "docker_image", "container": "container_image"}
+#: template variables in file names; `{array_index}` is the writer's index (see `Array`)
+PATH_MACROS: Final = {"job_id": "$(Cluster)", "array_job_id": "$(Cluster)"}
+#: SPLAT's normalized variables in arguments (the reader writes `$(Process)`/`$(Cluster)` so)
+ARGUMENT_VARIABLES: Final = {"BAMMM_ARRAY_INDEX": "array_index", "BAMMM_JOB_ID": "job_id"}
+#: the order commands are written in, whichever field or extension key they come from (so that
+#: a file read back and written again keeps its order); names not here follow, then job
+#: attributes, then the writer's own array macros
+ORDER: Final = (
+    *("universe", "executable", "arguments", "shell", "transfer_executable"),
+    *("container_image", "docker_image", "docker_pull_policy", "batch_name", "initialdir"),
+    *("input", "output", "error", "log", "stream_output", "stream_error", "environment"),
+    *("getenv", "request_cpus", "machine_count", "request_memory", "request_disk"),
+    *("request_gpus", "gpus_minimum_memory", "request_*", "retry_request_memory"),
+    *("retry_request_disk", "requirements", "rank", "periodic_hold", "periodic_hold_reason"),
+    *("periodic_hold_subcode", "periodic_release", "periodic_remove", "periodic_vacate"),
+    *("on_exit_hold", "on_exit_remove", "allowed_job_duration", "deferral_time", "hold"),
+    *("priority", "max_retries", "success_exit_code", "checkpoint_exit_code", "notification"),
+    *("notify_user", "accounting_group", "+projectname", "concurrency_limits"),
+    *("keep_claim_idle", "should_transfer_files", "when_to_transfer_output"),
+    *("transfer_input_files", "transfer_output_files", "transfer_checkpoint_files"),
+    *("transfer_output_remaps", "encrypt_input_files", "encrypt_output_files"),
+    *("output_destination", "grid_resource", "max_idle", "max_materialize"),
+)
+_RANK: Final = {name: i for i, name in enumerate(ORDER)}
+
+
+def command_rank(key: str) -> int:
+    """Where a command goes in the file (see `ORDER`)."""
+    name = key.lower()
+    if name.startswith("my."):
+        name = "+" + name[3:]
+    if name in _RANK:
+        return _RANK[name]
+    if name.startswith("request_"):
+        return _RANK["request_*"]
+    if name.startswith("bammmc_array_"):
+        return len(ORDER) + 2
+    return len(ORDER) + (1 if name.startswith("+") else 0)
+
+
+#: the most items an explicit `queue … in (…)` list gets; larger irregular index sets become one
+#: `queue` statement per range
+MAX_LISTED: Final = 1000
+#: items per line of a `queue … in (…)` list
+ITEMS_PER_LINE: Final = 20
+#: words that start a statement of their own (htcondor.md §1): never a command name (`error` and
+#: `warning` are statements only with a `:`, so `error = file` is the command)
+STATEMENTS: Final = frozenset({"queue", "include", "if", "elif", "else", "endif"})
+#: a command or macro name (config language: letters, digits, `_`, `.`)
+NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+#: a job attribute written as `+Attr` or `MY.Attr`
+ATTRIBUTE: Final = re.compile(r"(?:\+|[Mm][Yy]\.)[A-Za-z_][A-Za-z0-9_]*")
+#: an environment variable name the new `environment` syntax can carry
+ENV_NAME: Final = re.compile(r"[^\s=\"']+")
+#: a macro reference: `$(NAME)`, `$$(Attr)`, `$$([expr])`, `$ENV(…)`, `$INT(…)`, `$Fnx(…)`
+MACRO: Final = re.compile(r"\$\$?(?:[A-Za-z_][A-Za-z0-9_]*)?\((?:\[[^\]]*\]|[^()])*\)")
+#: characters a shell would have treated specially in an argument string
+_SHELL_SPECIAL: Final = re.compile(r"[$`*?\[~|&;<>()]")
+
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "exact (`batch_name`)",
+    "spec.schedule.queue": "lost (HTCondor has no queues)",
+    "spec.schedule.priority": "exact (`priority`, -1000..1000; orders only the user's own jobs)",
+    "spec.schedule.account": "exact (`accounting_group`)",
+    "spec.schedule.project": "exact (`+ProjectName`)",
+    "spec.schedule.walltime": "approximated (`allowed_job_duration`: the job is held, not ended)",
+    "spec.schedule.hold": "exact (`hold`)",
+    "spec.schedule.beginAfter": "exact (`deferral_time`, Unix seconds; a time without a zone "
+    "is read as UTC)",
+    "spec.schedule.qos": "lost",
+    "spec.schedule.reservation": "lost",
+    "spec.schedule.deadline": "lost",
+    "spec.schedule.walltimeMin": "lost",
+    "spec.schedule.signalBeforeEnd": "lost",
+    "spec.resources": "exact per job (one slot: tasks × CPUs per task); per task with "
+    "`universe = parallel` (`machine_count`)",
+    "spec.resources.memoryPerTask": "exact (`request_memory`, per job, whole MiB)",
+    "spec.resources.diskPerTask": "exact (`request_disk`, per job, whole KiB)",
+    "spec.resources.nodes": "lost (one machine), except in the parallel universe",
+    "spec.resources.gpu.count": "exact (`request_gpus`, per job)",
+    "spec.resources.gpu.memory": "exact (`gpus_minimum_memory`)",
+    "spec.resources.gpu.type": "lost (match on `DeviceName` with `require_gpus`)",
+    "spec.resources.genericResources": "exact (`request_<name>`)",
+    "spec.execution.script": "exact (a second file, run as `executable`)",
+    "spec.execution.executable": "exact (`executable`, `arguments` in the new syntax)",
+    "spec.execution.container.image": "exact (`container_image = docker://…`, or "
+    "`docker_image` in the docker universe)",
+    "spec.execution.workingDir": "approximated (`initialdir`: the submit side's directory)",
+    "spec.execution.environment": "exact (`environment`, `getenv`)",
+    "spec.execution.stdin": "exact (`input`)",
+    "spec.array": "exact (`queue`; `$(Process)` is 0-based, other indices derived from it)",
+    "spec.array.maxConcurrent": "exact (`max_materialize`)",
+    "spec.dependencies": "lost (use DAGMan)",
+    "spec.output": "exact (`$(Cluster)`, `$(Process)`)",
+    "spec.output.openMode": "lost (append)",
+    "spec.notifications": "approximated (one `notification` value)",
+    "spec.lifecycle.maxRetries": "exact (`max_retries`)",
+    "spec.lifecycle.successExitCodes": "approximated (one `success_exit_code`)",
+    "spec.lifecycle.requeueOnFailure": "exact when true (HTCondor reruns evicted jobs)",
+    "spec.fileStaging": "exact (`transfer_input_files`, `transfer_output_files`, "
+    "`transfer_output_remaps`, `should_transfer_files`, `transfer_checkpoint_files`)",
+    "spec.placement": "lost",
+    "spec.extensions.htcondor": "exact",
+    "spec.tasks": "lost",
+    "spec.gang": "lost",
+    "spec.volumes": "lost",
+}
+
+_HANDLED_HERE: Final = ("spec.lifecycle.maxRetries", "spec.lifecycle.successExitCodes")
+
+#: Fields this writer reports as lost (W201) when set.
+UNSUPPORTED: Final = (
+    *(p for p in UNSUPPORTED_EVERYWHERE if p not in _HANDLED_HERE),
+    "metadata.clientId",
+    "spec.placement.topologySpread",
+    "spec.placement.prefer",
+    "spec.placement.topology",
+    "spec.placement.groupBy",
+    "spec.placement.constraint",
+    "spec.placement.exclusive",
+    "spec.fileStaging.embeddedFiles",
+)
+
+
+class Unwritable(Exception):
+    """A value no submit line can carry (already reported as E140)."""
+
+
+def new_syntax_word(word: str) -> str:
+    """One argument (or `NAME=value` entry) of the new `arguments`/`environment` syntax, without
+    the surrounding double quotes: `'…'` around blanks and quotes, `''` for `'`, `""` for `"`.
+
+    >>> [new_syntax_word(w) for w in ("plain", "a b", "it's", "")]
+    ['plain', "'a b'", "'it''s'", "''"]
+    >>> new_syntax_word('say "hi"')
+    '\\'say ""hi""\\''
+    """
+    text = word.replace('"', '""')
+    if word and not any(c in word for c in " \t'"):
+        return text
+    return "'" + text.replace("'", "''") + "'"
+
+
+def size_text(n_bytes: int, base: str) -> tuple[str, int]:
+    """A size with an explicit unit (the largest exact one of `T G M K`, never below ``base``,
+    the unit a bare number has), and the bytes condor_submit reads from it: a size that is not
+    a whole number of ``base`` units is rounded up, as condor_submit itself would.
+
+    >>> size_text(4 * 1024**3, "M"), size_text(1536 * 1024**2, "M"), size_text(100 * 1024, "K")
+    (('4G', 4294967296), ('1536M', 1610612736), ('100K', 102400))
+    >>> size_text(4 * 10**9, "M"), size_text(1000, "K"), size_text(0, "M")
+    (('3815M', 4000317440), ('1K', 1024), ('0M', 0))
+    """
+    unit = SIZE_FACTORS[base]
+    whole = -(-n_bytes // unit) * unit
+    if whole == 0:
+        return f"0{base}", 0
+    for name in ("T", "G", "M", "K"):
+        factor = SIZE_FACTORS[name]
+        if factor >= unit and whole % factor == 0:
+            return f"{whole // factor}{name}", whole
+    raise AssertionError("unreachable: the base unit divides the rounded size")
+
+
+def progressions(ranges: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The index set as maximal runs `(first, step, count)`, in order, each index once;
+    computed from the ranges when they do not overlap.
+
+    >>> progressions([(1, 10, 1)]), progressions([(1, 3, 1), (4, 6, 1)])
+    ([(1, 1, 10)], [(1, 1, 6)])
+    >>> progressions([(1, 1, 1), (3, 3, 1), (7, 12, 1)])
+    [(1, 2, 2), (7, 1, 6)]
+    >>> progressions([(0, 10**9, 2)])
+    [(0, 2, 500000001)]
+    """
+    items = sorted((s, s + (e - s) // st * st, st) for s, e, st in ranges)
+    if all(a[1] < b[0] for a, b in itertools.pairwise(items)):
+        runs = [(first, step, (last - first) // step + 1) for first, last, step in items]
+    else:  # overlapping ranges: list the indices
+        runs = [(i, 1, 1) for i in sorted({i for s, e, st in items for i in range(s, e + 1, st)})]
+    merged: list[tuple[int, int, int]] = []
+    for first, step, count in runs:
+        if merged:
+            f0, s0, c0 = merged[-1]
+            gap = first - (f0 + s0 * (c0 - 1))
+            if gap > 0 and (c0 == 1 or s0 == gap) and (count == 1 or step == gap):
+                merged[-1] = (f0, gap, c0 + count)
+                continue
+        merged.append((first, step, count))
+    return [(f, st if c > 1 else 1, c) for f, st, c in merged]
+
+
+@dataclass
+class Submit:
+    """What the writer means to write: the commands in order, then the queue statements (and
+    the commands between them). ``script`` is the second file of a script-mode job."""
+
+    commands: list[tuple[str, str]] = field(default_factory=list)
+    queue: list[str] = field(default_factory=list)
+    script: str | None = None
+
+    def text(self) -> str:
+        lines = [f"{key} = {value}" for key, value in self.commands]
+        return "".join(line + "\n" for line in lines + self.queue)
+
+
+@dataclass(frozen=True)
+class ArrayPlan:
+    """How the array's index reaches the job: the macro text for paths and arguments, and the
+    shell expression the script's variable block reads it with."""
+
+    macro: str
+    shell: str
+
+
+class HtcondorWriter:
+    """Writes one submit description (and the script of a script-mode job)."""
+
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
+        self.job = job
+        self.reporter = reporter
+        self.options = options
+        self.spec = job.spec or Spec()
+        ext = self.spec.extensions
+        self.ext = ext.htcondor if ext and ext.htcondor else HtcondorExt()
+        self.out = Submit()
+        self.written: set[str] = set()
+        self.universe = self.ext.universe
+        ex = self.spec.execution
+        image = ex.container.image if ex and ex.container and ex.container.image else None
+        self.image = image
+        self.parallel = self.universe == "parallel"
+        res = self.spec.resources or Resources()
+        self.res = res
+        tasks = res.tasks
+        if tasks is None and res.nodes is not None:
+            tasks = res.nodes * (res.tasks_per_node or 1)
+        self.tasks = tasks or 1
+        cores = res.cpus_per_task.cores if res.cpus_per_task is not None else Fraction(1)
+        self.cpus = cores
+        self.array: ArrayPlan | None = None
+        #: the queue statement(s), and the helper macros they need
+        self.queue_plan: list[str] = []
+        self.helper: list[tuple[str, str]] = []
+        #: the `+BammmcArrayIndex` value, when the index is not `ProcId`
+        self.attribute_index: str | None = None
+        #: whether the script reads `BammmcArrayIndex` from the job ad
+        self.needs_index_attribute = False
+
+    def extra(self, name: str) -> Any:
+        """A key the HTCondor reader adds to `extensions.htcondor` (bammmc additions, docs/ir.md:
+        `queue`, `clusters`, `attributes`, `getenv`, `notification`, `image_command`, `macros`,
+        `commands`)."""
+        return getattr(self.ext, name, None)
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def lost(self, path: str, why: str, help: str | None = None) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed for HTCondor and was dropped",
+            notes=(why,),
+            field=path,
+            help=help
+            or "keep the information elsewhere, or convert to a scheduler that supports it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for HTCondor: {how}",
+            field=path,
+            help="check the converted submit command",
+        )
+
+    def unwritable(self, path: str | None, what: str, why: str) -> None:
+        self.reporter.report("E140", f"{what} {why}", field=path, help="change the value")
+
+    def overridden(self, ext_key: str, portable: str, shown: object) -> None:
+        """An `extensions.htcondor` value that disagrees with the portable field it refines."""
+        self.reporter.report(
+            "W301",
+            f"`spec.extensions.htcondor.{ext_key}` (`{shown}`) disagrees with `{portable}`; the "
+            "portable value is written",
+            field=f"spec.extensions.htcondor.{ext_key}",
+            notes=("the portable field was probably edited after the job was read",),
+            help=f"remove `extensions.htcondor.{ext_key}`, or make the two agree",
+        )
+
+    # -- values ----------------------------------------------------------------------------
+
+    def line_safe(self, value: str, path: str | None, key: str) -> bool:
+        """Whether ``value`` stays on its line: no line break, no trailing `\\` (a
+        continuation), no NUL."""
+        if any(c in value for c in "\n\r\0"):
+            self.unwritable(
+                path, f"the value of `{key}` contains a line break,", "so no submit line holds it"
+            )
+            return False
+        if value.rstrip(" \t").endswith("\\"):
+            self.unwritable(
+                path,
+                f"the value of `{key}` ends with `\\`,",
+                "which would continue the submit line onto the next one",
+            )
+            return False
+        return True
+
+    def literal(self, text: str, path: str | None, key: str, whole: bool = True) -> str:
+        """Portable text as a submit value (``whole``) or a part of one, or `Unwritable`.
+        Macro references (`$(NAME)`, `$$(Attr)`, `$ENV(…)`) are the submit language's own and
+        are written as they are: the reader keeps them so (W423), and only they can say what
+        they mean."""
+        if not self.line_safe(text, path, key):
+            raise Unwritable
+        if whole and text != text.strip(" \t"):
+            self.approximated(
+                path or f"`{key}`", "condor_submit trims blanks around a value: they are dropped"
+            )
+            text = text.strip(" \t")
+        return text
+
+    def cmd(self, key: str, value: object, path: str | None = None) -> None:
+        """``key = value``, ``value`` already in submit syntax."""
+        text = str(value) if not isinstance(value, bool) else ("True" if value else "False")
+        if not self.line_safe(text, path, key):
+            return
+        self.out.commands.append((key, text))
+        self.written.add(key.lower())
+
+    def put(self, key: str, text: str, path: str) -> None:
+        """``key = text`` for portable text (macros escaped). An empty value is not written:
+        condor_submit takes `key =` as the command's default, as the source schedulers do."""
+        if not text:
+            return
+        try:
+            self.cmd(key, self.literal(text, path, key), path)
+        except Unwritable:
+            return
+
+    def native(self, key: str, value: object, path: str) -> None:
+        """An `extensions.htcondor` value: HTCondor's own text, written as it is."""
+        self.cmd(key, value, path)
+
+    # -- the job ---------------------------------------------------------------------------
+
+    def build(self) -> Submit:
+        self.plan_array()
+        self.universe_and_program()
+        self.name()
+        self.files()
+        self.environment()
+        self.resources()
+        self.expressions()
+        self.schedule()
+        self.lifecycle()
+        self.notifications()
+        self.accounting()
+        self.staging()
+        self.extras()
+        self.queue()
+        self.unsupported()
+        self.out.commands.sort(key=lambda kv: command_rank(kv[0]))  # stable: ties keep order
+        return self.out
+
+    def write(self) -> list[OutputFile]:
+        submit = self.build()
+        files = [OutputFile(submit.text())]
+        if submit.script is not None:
+            files.append(OutputFile(submit.script, suffix=".sh", executable=True))
+        return files
+
+    # -- arrays ----------------------------------------------------------------------------
+
+    def plan_array(self) -> None:
+        """Decide the queue statement(s) and how the index is spelled."""
+        arr = self.spec.array
+        spec = arr.indices if arr is not None else None
+        if spec is None or not spec.ranges:
+            self.array = None
+            return
+        runs = progressions(spec.ranges)
+        total = sum(c for _, _, c in runs)
+        if len(runs) == 1:
+            first, step, count = runs[0]
+            self.queue_plan = [f"queue {count}" if count != 1 else "queue"]
+            if (first, step) == (0, 1):
+                self.array = ArrayPlan("$(Process)", job_ad("ProcId"))
+                return
+            expr = "$(Process)" + (f" * {step}" if step != 1 else "") + _signed(first)
+            self.helper = [("bammmc_array_index", expr)]
+            self.array = ArrayPlan("$INT(bammmc_array_index)", job_ad("BammmcArrayIndex"))
+            self.attribute_index = "$INT(bammmc_array_index)"
+            return
+        if total <= MAX_LISTED:
+            ids = [str(i) for i in sorted(spec)]
+            self.queue_plan = ["queue bammmc_array_index in (", *item_rows(ids), ")"]
+            self.array = ArrayPlan("$(bammmc_array_index)", job_ad("BammmcArrayIndex"))
+            self.attribute_index = "$(bammmc_array_index)"
+            return
+        # one queue statement per run: the job ids go on counting across the statements of a
+        # cluster, so each statement moves the base the index is counted from
+        self.helper = [
+            ("bammmc_array_index", "$(Process) * $(bammmc_array_step) + $(bammmc_array_base)")
+        ]
+        plan: list[str] = []
+        done = 0
+        for first, step, count in runs:
+            plan += [
+                f"bammmc_array_step = {step}",
+                f"bammmc_array_base = {first - done * step}",
+                f"queue {count}",
+            ]
+            done += count
+        self.queue_plan = plan
+        self.array = ArrayPlan("$INT(bammmc_array_index)", job_ad("BammmcArrayIndex"))
+        self.attribute_index = "$INT(bammmc_array_index)"
+
+    def program_name(self) -> str:
+        """The file name of what the job runs (a scheduler's default job name)."""
+        ex = self.spec.execution or Execution()
+        if ex.script is not None:
+            return f"{self.options.script_stem}.sh"
+        program = ex.executable or (
+            ex.container.command[0] if ex.container and ex.container.command else ""
+        )
+        return program.rstrip("/").rsplit("/", 1)[-1] or "job"
+
+    def index_macro(self) -> str:
+        return self.array.macro if self.array is not None else "$(Process)"
+
+    # -- program ---------------------------------------------------------------------------
+
+    def universe_and_program(self) -> None:
+        ex = self.spec.execution or Execution()
+        universe = self.universe
+        if universe is not None:
+            self.cmd("universe", universe, "spec.extensions.htcondor.universe")
+        if ex.script is not None:
+            self.script_mode(ex)
+        elif ex.executable is not None:
+            self.put("executable", ex.executable, "spec.execution.executable")
+            if ex.arguments:
+                self.arguments(ex.arguments, "spec.execution.arguments")
+            if ex.shell is not None:
+                self.lost(
+                    "spec.execution.shell",
+                    "the executable runs as a program, not through a shell",
+                )
+        elif ex.container is not None and (ex.container.command or ex.container.args):
+            command = (ex.container.command or []) + (ex.container.args or [])
+            if not ex.container.command:
+                self.lost(
+                    "spec.execution.container.args",
+                    "HTCondor runs a named program in the image, not its entrypoint",
+                )
+            else:
+                self.put("executable", command[0], "spec.execution.container.command")
+                if len(command) > 1:
+                    self.argument_list(command[1:], "spec.execution.container.args")
+                # the program is inside the image: nothing to send
+                self.cmd("transfer_executable", False, "spec.execution.container.command")
+        elif ex.shell is not None:
+            # HTCondor's `shell` command: a /bin/sh command line instead of executable+arguments
+            self.put("shell", ex.shell, "spec.execution.shell")
+        self.container(ex)
+
+    def container(self, ex: Execution) -> None:
+        if ex.container is None:
+            return
+        c = ex.container
+        if ex.script is not None or ex.executable is not None:
+            for key, value in (("command", c.command), ("args", c.args)):
+                if value:
+                    self.lost(
+                        f"spec.execution.container.{key}",
+                        "the job's "
+                        + ("script" if ex.script is not None else "executable")
+                        + " is what runs in the image",
+                    )
+        if self.image is not None:
+            universe = self.universe
+            if universe == "docker":
+                image = c.image or ""
+                image = image[len("docker://") :] if image.startswith("docker://") else image
+                self.put("docker_image", image, "spec.execution.container.image")
+            elif universe in (None, "vanilla", "container") and (
+                self.extra("image_command") == "docker_image"
+            ):  # the reader saw `docker_image` in the container universe: written as it was
+                self.put("docker_image", c.image or "", "spec.execution.container.image")
+            elif universe in (None, "vanilla", "container"):
+                image = c.image or ""
+                if (
+                    not re.match(r"[a-z][a-z0-9+.-]*://", image)
+                    and not image.startswith(("/", "./", "../"))
+                    and not image.endswith(".sif")
+                ):
+                    image = "docker://" + image
+                self.put("container_image", image, "spec.execution.container.image")
+            else:
+                self.lost(
+                    "spec.execution.container.image",
+                    f"the `{universe}` universe runs no container image",
+                )
+        if c.image_pull_policy is not None:
+            if c.image_pull_policy == "Always" and self.universe == "docker":
+                self.cmd("docker_pull_policy", "always", "spec.execution.container.imagePullPolicy")
+            elif c.image_pull_policy != "IfNotPresent":
+                self.lost(
+                    "spec.execution.container.imagePullPolicy",
+                    "only the docker universe takes a pull policy (`docker_pull_policy = always`)",
+                )
+        if c.image_pull_secrets:
+            self.lost(
+                "spec.execution.container.imagePullSecrets",
+                "registry credentials are the execute machine's configuration",
+            )
+
+    def script_mode(self, ex: Execution) -> None:
+        text = ex.script or ""
+        if "\r\n" in text:  # a `#!/bin/bash\r` line does not run
+            text = text.replace("\r\n", "\n")
+            self.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
+        shell = ex.shell or "/bin/bash"
+        if text.startswith("#!"):
+            first, nl, body = text.partition("\n")
+            shebang = first + nl
+            if ex.shell is not None and ex.shell not in first:
+                self.approximated(
+                    "spec.execution.shell",
+                    f"HTCondor runs the script with its own `{first}` line, not `{ex.shell}`",
+                )
+        else:
+            shebang, body = f"#!{shell}\n", text
+        block = compatibility_block(
+            body, "htcondor", self.lost, self.approximated, self.derived_variables()
+        )
+        if block and self.attribute_index is not None and "BammmcArrayIndex" in block:
+            self.needs_index_attribute = True
+        self.out.script = shebang + block + body
+        stem = self.options.script_stem
+        self.put("executable", f"{stem}.sh", "spec.execution.script")
+
+    def derived_variables(self) -> dict[str, tuple[str, str]]:
+        """The job-specific shell expressions of the script's variable block."""
+        out: dict[str, tuple[str, str]] = {}
+        if self.array is not None:
+            out["array_index"] = (self.array.shell, "read from the job ad")
+            out["job_id"] = (
+                job_ad("ClusterId") + "." + job_ad("ProcId"),
+                "`ClusterId.ProcId` from the job ad: the cluster id is the same for every job "
+                "of the array",
+            )
+        meta = self.job.metadata
+        name = meta.name if meta is not None and meta.name else self.program_name()
+        out["job_name"] = (_dq(name), "the job's name, written into the script")
+        out["ntasks"] = (str(self.tasks), "the task count, written into the script")
+        out["num_nodes"] = (
+            str(self.res.nodes if self.parallel and self.res.nodes else 1),
+            "one machine" if not self.parallel else "the machine count",
+        )
+        out["nslots"] = (str(self.total_cpus()), "the job's CPUs")
+        if not self.parallel:
+            out["nodefile"] = (
+                '$(f=$(mktemp); hostname > "$f"; echo "$f")',
+                "one line: the machine the job runs on",
+            )
+        return out
+
+    def arguments(self, text: str, path: str) -> None:
+        """SPLAT's argument string (shell words) in the new syntax."""
+        try:
+            words = shlex.split(text)
+        except ValueError as exc:
+            self.unwritable(path, f"the arguments `{text}`", f"are not shell words ({exc})")
+            return
+        plain = MACRO.sub("", re.sub(r"\$\{?(" + "|".join(ARGUMENT_VARIABLES) + r")\}?", "", text))
+        if _SHELL_SPECIAL.search(plain.replace("'", "").replace('"', "")):
+            self.approximated(
+                path,
+                "HTCondor starts the program without a shell: variables, globs and operators "
+                "in the arguments are passed as they are",
+            )
+        self.argument_list(words, path)
+
+    def argument_list(self, words: list[str], path: str) -> None:
+        parts: list[str] = []
+        for word in words:
+            pieces = re.split(r"(\$\{?(?:" + "|".join(ARGUMENT_VARIABLES) + r")\}?)", word)
+            out: list[str] = []
+            for piece in pieces:
+                match = re.fullmatch(r"\$\{?(\w+)\}?", piece)
+                if match and match.group(1) in ARGUMENT_VARIABLES:
+                    concept = ARGUMENT_VARIABLES[match.group(1)]
+                    out.append(self.index_macro() if concept == "array_index" else "$(Cluster)")
+                    continue
+                try:
+                    out.append(self.literal(piece, path, "arguments", whole=False))
+                except Unwritable:
+                    return
+            joined = "".join(out)
+            parts.append(new_syntax_word(joined))
+        self.cmd("arguments", '"' + " ".join(parts) + '"', path)
+
+    # -- naming and files ------------------------------------------------------------------
+
+    def name(self) -> None:
+        meta = self.job.metadata
+        name = meta.name if meta is not None else None
+        batch = self.ext.batch_name
+        if batch is not None and name is not None and batch != name:
+            self.overridden("batch_name", "metadata.name", batch)
+            batch = None
+        if name is not None:
+            self.put("batch_name", name, "metadata.name")
+        elif batch is not None:
+            self.native("batch_name", batch, "spec.extensions.htcondor.batch_name")
+
+    def workdir(self) -> None:
+        ex = self.spec.execution
+        if ex is not None and ex.working_dir is not None:
+            self.put("initialdir", ex.working_dir, "spec.execution.workingDir")
+            self.approximated(
+                "spec.execution.workingDir",
+                "`initialdir` is the submit side's directory for the job's files; with file "
+                "transfer the job itself runs in a scratch directory",
+            )
+
+    def files(self) -> None:
+        self.workdir()
+        ex = self.spec.execution
+        if ex is not None and ex.stdin is not None:
+            self.put("input", ex.stdin, "spec.execution.stdin")
+        out = self.spec.output
+        if out is not None:
+            stdout = self.path(out.stdout, "spec.output.stdout") if out.stdout else None
+            if stdout is not None:
+                self.cmd("output", stdout, "spec.output.stdout")
+            if out.merge_stderr and out.stdout is not None:
+                if out.stderr is not None and out.stderr != out.stdout:
+                    self.lost(
+                        "spec.output.stderr",
+                        "stderr is merged into the output file (`mergeStderr`)",
+                    )
+                if stdout is not None:
+                    self.cmd("error", stdout, "spec.output.mergeStderr")
+            elif out.stderr is not None:
+                stderr = self.path(out.stderr, "spec.output.stderr")
+                if stderr is not None:
+                    self.cmd("error", stderr, "spec.output.stderr")
+            if out.open_mode == "append":
+                self.lost(
+                    "spec.output.openMode",
+                    "HTCondor writes the output files anew for each run",
+                )
+        if self.ext.log is not None:
+            self.native("log", self.ext.log, "spec.extensions.htcondor.log")
+        for key in ("stream_output", "stream_error"):
+            value = getattr(self.ext, key)
+            if value is not None:
+                self.native(key, bool(value), f"spec.extensions.htcondor.{key}")
+
+    def path(self, template: Template, field: str) -> str | None:
+        array = self.spec.array is not None and self.array is not None
+        variables = template.variables()
+        if array and "job_id" in variables and "array_index" not in variables:
+            self.approximated(
+                field,
+                "`{job_id}` is `$(Cluster)`, which every job of the array shares: their "
+                "files have the same name",
+            )
+        parts: list[str] = []
+        for kind, text in template.parts:
+            if kind == "text":
+                try:
+                    parts.append(self.literal(text, field, "output", whole=False))
+                except Unwritable:
+                    return None
+            elif text in PATH_MACROS:
+                parts.append(PATH_MACROS[text])
+            elif text == "array_index":
+                parts.append(self.index_macro())
+            elif text == "job_name":
+                meta = self.job.metadata
+                if meta is not None and meta.name:
+                    try:
+                        parts.append(self.literal(meta.name, "metadata.name", "output"))
+                    except Unwritable:
+                        return None
+                else:
+                    program = self.program_name()
+                    parts.append(program)
+                    self.approximated(
+                        field,
+                        f"the job has no name: `{{job_name}}` is the program's file name "
+                        f"(`{program}`)",
+                    )
+            elif text == "task_index":
+                parts.append("$(Node)" if self.parallel else "0")
+                if not self.parallel:
+                    self.approximated(
+                        field, "`{task_index}` is 0: a vanilla universe job is one task"
+                    )
+            else:
+                self.approximated(
+                    field, f"`{{{text}}}` has no HTCondor spelling in a file name: left out"
+                )
+        return "".join(parts)
+
+    def environment(self) -> None:
+        ex = self.spec.execution
+        env = ex.environment if ex is not None else None
+        path = "spec.execution.environment.vars"
+        if env is not None and env.vars:
+            entries: list[str] = []
+            for key, value in env.vars.items():
+                if not ENV_NAME.fullmatch(key):
+                    self.unwritable(path, f"`{key}`", "is not a name `environment` can carry")
+                    continue
+                try:
+                    text = self.literal(value, path, "environment", whole=False)
+                except Unwritable:
+                    continue
+                entries.append(new_syntax_word(f"{key}={text}"))
+            if entries:
+                self.cmd("environment", '"' + " ".join(entries) + '"', path)
+        getenv = self.extra("getenv")
+        inherit = env.inherit_from_submitter if env is not None else None
+        if getenv is not None and inherit is not None:
+            self.overridden("getenv", "spec.execution.environment.inheritFromSubmitter", getenv)
+            getenv = None
+        if getenv is not None:
+            self.native("getenv", getenv, "spec.extensions.htcondor.getenv")
+        elif inherit is not None:
+            self.cmd("getenv", inherit, "spec.execution.environment.inheritFromSubmitter")
+        if env is not None:
+            for key in ("secrets", "config_maps"):
+                if getattr(env, key):
+                    self.lost(
+                        "spec.execution.environment."
+                        + ("configMaps" if key == "config_maps" else key),
+                        "Kubernetes secrets and config maps do not exist on HTCondor",
+                    )
+
+    # -- resources -------------------------------------------------------------------------
+
+    def total_cpus(self) -> int:
+        per_slot = self.cpus if self.parallel else self.cpus * self.tasks
+        return -(-per_slot.numerator // per_slot.denominator)
+
+    def slots(self) -> int:
+        """How many slots the job's tasks share: one, or one per task (parallel universe)."""
+        return self.tasks if self.parallel else 1
+
+    def per_slot(self, amount: Fraction, scope: str | None, default: str, path: str) -> Fraction:
+        """An amount stated per ``scope`` as the amount one slot needs."""
+        scope = scope or default
+        tasks, cpus = self.tasks, self.cpus
+        if scope in ("task", "process"):
+            total = amount * tasks
+        elif scope in ("cpu", "slot"):
+            total = amount * cpus * tasks
+        elif scope == "job":
+            total = amount
+        elif scope in ("node", "chunk"):
+            total = amount * self.node_count(path, scope)
+        elif scope == "gpu":
+            gpus = self.total_gpus()
+            if gpus is None:
+                self.approximated(path, "the amount per GPU is taken for the whole job")
+                gpus = Fraction(1)
+            total = amount * gpus
+        else:
+            self.approximated(path, f"the amount per {scope} is taken for the whole job")
+            total = amount
+        return total / self.slots()
+
+    def node_count(self, path: str, scope: str) -> int:
+        """The job's nodes, for an amount per node; one, with a W301, when the job does not say
+        and has several tasks (they may have run on several)."""
+        res = self.res
+        nodes = res.nodes
+        if nodes is None and res.tasks_per_node:
+            nodes = -(-self.tasks // res.tasks_per_node)
+        if nodes is None:
+            if self.tasks > 1:
+                self.approximated(
+                    path,
+                    f"the amount per {scope} is taken for the whole job: the job does not say "
+                    f"how many nodes its {self.tasks} tasks ran on",
+                )
+            nodes = 1
+        return nodes
+
+    def total_gpus(self, path: str | None = None) -> Fraction | None:
+        gpu = self.res.gpu
+        if gpu is None or gpu.count is None:
+            return None
+        count = gpu.count
+        scope = count.scope or "task"
+        if scope == "task":
+            return count.amount * self.tasks
+        if scope == "node":
+            if path is None:
+                return count.amount * (self.res.nodes or 1)
+            return count.amount * self.node_count(path, scope)
+        if scope == "job":
+            return count.amount
+        return None
+
+    def size(self, key: str, size: Size, path: str, default: str = "task") -> None:
+        amount = self.per_slot(Fraction(size.bytes), size.scope, default, path)
+        whole = -(-amount.numerator // amount.denominator)
+        text, written = size_text(whole, BASE_UNIT[key])
+        if written != amount:
+            unit = "MiB" if BASE_UNIT[key] == "M" else "KiB"
+            self.approximated(
+                path,
+                f"{amount} bytes rounded up to {text} ({written} bytes): condor_submit counts "
+                f"whole {unit}",
+            )
+        self.cmd(key, text, path)
+
+    def resources(self) -> None:
+        res = self.res
+        if res.cpus_per_task is not None or res.tasks is not None or res.nodes is not None:
+            per_slot = self.cpus if self.parallel else self.cpus * self.tasks
+            cpus = self.total_cpus()
+            if cpus != per_slot:
+                self.approximated(
+                    "spec.resources.cpusPerTask", f"{per_slot} CPUs rounded up to {cpus}"
+                )
+            if cpus != 1 or res.cpus_per_task is not None:
+                self.cmd("request_cpus", cpus, "spec.resources.cpusPerTask")
+        self.shape()
+        mem = res.memory_per_task
+        ext = self.spec.extensions
+        if mem is not None:
+            self.size("request_memory", mem, "spec.resources.memoryPerTask")
+        elif ext is not None and ext.slurm is not None and ext.slurm.mem is not None:
+            if ext.slurm.mem.bytes:  # `--mem=0` (all of the node) is reported as lost
+                self.size("request_memory", ext.slurm.mem, "spec.extensions.slurm.mem", "node")
+        elif ext is not None and ext.pbs is not None and ext.pbs.mem is not None:
+            self.size("request_memory", ext.pbs.mem, "spec.extensions.pbs.mem", "job")
+        if res.disk_per_task is not None:
+            self.size("request_disk", res.disk_per_task, "spec.resources.diskPerTask")
+        self.gpus()
+        for name, count in (res.generic_resources or {}).items():
+            path = f"spec.resources.genericResources.{name}"
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]+", name) or name.lower() in (
+                "cpus",
+                "memory",
+                "disk",
+                "gpus",
+            ):
+                self.lost(path, f"`request_{name}` is not a resource name HTCondor can request")
+                continue
+            amount = self.per_slot(count.amount, count.scope, "task", path)
+            whole = -(-amount.numerator // amount.denominator)
+            if whole != amount:
+                self.approximated(path, f"{amount} rounded up to {whole}")
+            self.cmd(f"request_{name}", whole, path)
+        for key in ("retry_request_memory", "retry_request_disk"):
+            sizes = getattr(self.ext, key)
+            if sizes:
+                texts = [size_text(s.bytes, BASE_UNIT[key]) for s in sizes]
+                if any(written != s.bytes for (_, written), s in zip(texts, sizes, strict=True)):
+                    self.approximated(
+                        f"spec.extensions.htcondor.{key}", "sizes rounded up to whole base units"
+                    )
+                self.native(key, ", ".join(t for t, _ in texts), f"spec.extensions.htcondor.{key}")
+
+    def shape(self) -> None:
+        res = self.res
+        if self.parallel:
+            count = self.tasks
+            if self.ext.machine_count is not None and self.ext.machine_count != count:
+                if res.tasks is not None or res.nodes is not None:
+                    self.overridden("machine_count", "spec.resources", self.ext.machine_count)
+                else:
+                    count = self.ext.machine_count
+            self.cmd("machine_count", count, "spec.resources")
+            if res.tasks_per_node is not None and res.tasks_per_node != 1:
+                self.lost(
+                    "spec.resources.tasksPerNode",
+                    "the parallel universe places its slots itself (one task per slot)",
+                )
+            return
+        if self.ext.machine_count is not None:
+            self.lost(
+                "spec.extensions.htcondor.machine_count",
+                "`machine_count` means something only in the parallel universe",
+            )
+        if self.tasks > 1:
+            self.approximated(
+                "spec.resources.tasks",
+                f"{self.tasks} tasks share one slot on one machine (`request_cpus`): a "
+                "vanilla universe job is one process; `extensions.htcondor.universe: "
+                "parallel` gives one slot per task",
+            )
+        if res.nodes is not None and res.nodes > 1:
+            self.lost(
+                "spec.resources.nodes",
+                f"a vanilla universe job runs on one machine, not {res.nodes} nodes",
+                help="set `extensions.htcondor.universe: parallel` for one slot per task",
+            )
+        if res.tasks_per_node is not None and (res.nodes or 1) > 1:
+            self.lost("spec.resources.tasksPerNode", "a vanilla universe job runs on one machine")
+
+    def gpus(self) -> None:
+        gpu = self.res.gpu
+        if gpu is None:
+            return
+        if gpu.count is not None:
+            path = "spec.resources.gpu.count"
+            total = self.total_gpus(path)
+            if total is None:
+                self.approximated(path, f"GPUs per {gpu.count.scope} taken for the whole job")
+                total = gpu.count.amount
+            per_slot = total / self.slots()
+            whole = -(-per_slot.numerator // per_slot.denominator)
+            if whole != per_slot:
+                self.approximated(path, f"{per_slot} GPUs rounded up to {whole}")
+            if whole:
+                self.cmd("request_gpus", whole, path)
+        if gpu.memory is not None:
+            text, written = size_text(gpu.memory.bytes, "M")
+            if written != gpu.memory.bytes:
+                self.approximated(
+                    "spec.resources.gpu.memory",
+                    f"{gpu.memory.bytes} bytes rounded up to {text}: condor_submit counts whole "
+                    "MiB",
+                )
+            self.cmd("gpus_minimum_memory", text, "spec.resources.gpu.memory")
+        if gpu.type is not None:
+            self.lost(
+                "spec.resources.gpu.type",
+                "HTCondor matches GPUs by their properties, not by a model name",
+                help=f'add `require_gpus = regexp("{gpu.type}", DeviceName, "i")` to '
+                "`extensions.htcondor.commands` if the pool's GPU names contain it",
+            )
+        for key, path in (("fraction", "fraction"), ("mig_profile", "migProfile")):
+            if getattr(gpu, key) is not None:
+                self.lost(f"spec.resources.gpu.{path}", "HTCondor assigns whole GPUs")
+
+    # -- policy ----------------------------------------------------------------------------
+
+    def expressions(self) -> None:
+        ext = self.ext
+        for key in (
+            "requirements",
+            "rank",
+            "periodic_hold",
+            "periodic_hold_reason",
+            "periodic_hold_subcode",
+            "periodic_release",
+            "periodic_remove",
+            "periodic_vacate",
+            "on_exit_hold",
+            "on_exit_remove",
+        ):
+            value = getattr(ext, key)
+            if value is not None:
+                self.native(key, value, f"spec.extensions.htcondor.{key}")
+
+    def schedule(self) -> None:
+        sched = self.spec.schedule
+        if sched is None:
+            return
+        if sched.walltime is not None and sched.walltime.seconds is not None:
+            self.cmd("allowed_job_duration", sched.walltime.seconds, "spec.schedule.walltime")
+            self.approximated(
+                "spec.schedule.walltime",
+                f"`allowed_job_duration = {sched.walltime.seconds}`: HTCondor puts a job that "
+                "runs longer on hold (hold code 46) instead of ending it",
+            )
+        if sched.begin_after is not None:
+            when = sched.begin_after.value
+            if when.tzinfo is None:
+                self.approximated(
+                    "spec.schedule.beginAfter",
+                    "a time without a zone is taken as UTC (`deferral_time` is Unix seconds)",
+                )
+                when = when.replace(tzinfo=dt.UTC)
+            self.cmd("deferral_time", int(when.timestamp()), "spec.schedule.beginAfter")
+        if sched.hold is not None:
+            self.cmd("hold", sched.hold, "spec.schedule.hold")
+        if sched.priority is not None:
+            native = to_native(sched.priority, "htcondor", self.options.band)
+            self.cmd("priority", native, "spec.schedule.priority")
+        queue = sched.queue or sched.partition
+        if queue is not None:
+            path = "spec.schedule.queue" if sched.queue is not None else "spec.schedule.partition"
+            self.lost(
+                path,
+                "HTCondor has no queues: a pool matches jobs to machines by `requirements`",
+                help="express the partition's machines in `extensions.htcondor.requirements`",
+            )
+        for key, path in (
+            ("qos", "spec.schedule.qos"),
+            ("reservation", "spec.schedule.reservation"),
+            ("deadline", "spec.schedule.deadline"),
+            ("walltime_min", "spec.schedule.walltimeMin"),
+            ("signal_before_end", "spec.schedule.signalBeforeEnd"),
+        ):
+            if getattr(sched, key) is not None:
+                self.lost(path, "condor_submit has no command for it")
+
+    def lifecycle(self) -> None:
+        life = self.spec.lifecycle
+        if life is not None:
+            if life.max_retries is not None:
+                self.cmd("max_retries", life.max_retries, "spec.lifecycle.maxRetries")
+            codes = life.success_exit_codes
+            if codes:
+                path = "spec.lifecycle.successExitCodes"
+                self.cmd("success_exit_code", codes[0], path)
+                if len(codes) > 1:
+                    self.approximated(
+                        path, f"HTCondor takes one success exit code: {codes[0]} is written"
+                    )
+                if codes[0] != 0:
+                    retries = (
+                        ""
+                        if life.max_retries is not None
+                        else "; without `max_retries`, condor_submit retries a job that exits "
+                        "with another code up to DEFAULT_JOB_MAX_RETRIES times"
+                    )
+                    self.approximated(
+                        path,
+                        f"with `success_exit_code = {codes[0]}` an exit code of 0 counts as a "
+                        f"failure{retries}",
+                    )
+            if life.requeue_on_failure is False:
+                self.lost(
+                    "spec.lifecycle.requeueOnFailure",
+                    "HTCondor always runs an evicted job again",
+                )
+        if self.ext.checkpoint_exit_code is not None:
+            self.native(
+                "checkpoint_exit_code",
+                self.ext.checkpoint_exit_code,
+                "spec.extensions.htcondor.checkpointExitCode",
+            )
+        for dep_index, dep in enumerate(self.spec.dependencies or ()):
+            self.lost(
+                f"spec.dependencies[{dep_index}]",
+                f"a submit file cannot wait for another job (`{dep.scheme}`"
+                + (f" `{dep.value}`" if dep.value else "")
+                + ")",
+                help="order the jobs with DAGMan: a `.dag` file with `JOB` and `PARENT … CHILD` "
+                "lines, submitted with `condor_submit_dag`",
+            )
+        if self.ext.dagman:
+            self.lost(
+                "spec.extensions.htcondor.dagman",
+                "a DAGMan workflow is a `.dag` file of its own, not part of a submit file",
+            )
+
+    def notifications(self) -> None:
+        note = self.spec.notifications
+        raw = self.extra("notification")
+        if note is None or (note.events is None and note.email is None):
+            if raw is not None:
+                self.native("notification", raw, "spec.extensions.htcondor.notification")
+            return
+        events = note.events
+        if raw is not None and events is not None:
+            canonical = next((k for k in NOTIFICATIONS if k.lower() == raw.lower()), None)
+            if canonical is None or NOTIFICATIONS[canonical] != frozenset(events):
+                self.overridden("notification", "spec.notifications.events", raw)
+                raw = None
+        if raw is not None:
+            self.native("notification", raw, "spec.extensions.htcondor.notification")
+        elif events is not None:
+            value = notification_for(events)
+            covered = MAILED_ON[value]
+            for event in events:
+                if event not in covered:
+                    self.lost(
+                        "spec.notifications.events",
+                        f"HTCondor takes one `notification` value (`{value}` is written): "
+                        f"no mail on `{event}`",
+                    )
+            self.cmd("notification", value, "spec.notifications.events")
+        if note.email is not None:
+            self.put("notify_user", note.email, "spec.notifications.email")
+
+    def accounting(self) -> None:
+        sched = self.spec.schedule
+        ext = self.ext
+        account = sched.account if sched is not None else None
+        group = ext.accounting_group
+        if group is not None and account is not None and group != account:
+            self.overridden("accounting_group", "spec.schedule.account", group)
+            group = None
+        if account is not None:
+            self.put("accounting_group", account, "spec.schedule.account")
+        elif group is not None:
+            self.native("accounting_group", group, "spec.extensions.htcondor.accounting_group")
+        project = sched.project if sched is not None else None
+        pname = ext.project_name
+        if pname is not None and project is not None and pname != project:
+            self.overridden("project_name", "spec.schedule.project", pname)
+            pname = None
+        value = project if project is not None else pname
+        if value is not None:
+            path = (
+                "spec.schedule.project"
+                if project is not None
+                else "spec.extensions.htcondor.project_name"
+            )
+            with contextlib.suppress(Unwritable):
+                self.cmd("+ProjectName", self.literal(classad_string(value), path, "ProjectName"))
+        if ext.concurrency_limits:
+            self.native(
+                "concurrency_limits",
+                ", ".join(ext.concurrency_limits),
+                "spec.extensions.htcondor.concurrency_limits",
+            )
+        if ext.keep_claim_idle is not None:
+            self.native(
+                "keep_claim_idle", ext.keep_claim_idle, "spec.extensions.htcondor.keep_claim_idle"
+            )
+
+    def staging(self) -> None:
+        fs = self.spec.file_staging
+        ext = self.ext
+        remaps: dict[str, str] = dict(ext.transfer_output_remaps or {})
+        if fs is not None:
+            if fs.transfer_policy is not None:
+                self.cmd(
+                    "should_transfer_files",
+                    TRANSFER_POLICIES[fs.transfer_policy],
+                    "spec.fileStaging.transferPolicy",
+                )
+            if fs.inputs:
+                path = "spec.fileStaging.inputs"
+                names = [i.src for i in fs.inputs]
+                for item in fs.inputs:
+                    if item.dst not in (sandbox_name(item.src), "./" + sandbox_name(item.src)):
+                        self.approximated(
+                            path,
+                            f"`{item.src}` arrives in the job's scratch directory as "
+                            f"`{sandbox_name(item.src)}`, not `{item.dst}`",
+                        )
+                self.file_list("transfer_input_files", names, path)
+            if fs.outputs:
+                path = "spec.fileStaging.outputs"
+                self.file_list("transfer_output_files", [o.src for o in fs.outputs], path)
+                for item in fs.outputs:
+                    if item.dst == item.src:
+                        continue
+                    if item.src in remaps and remaps[item.src] != item.dst:
+                        self.overridden("transfer_output_remaps", path, remaps[item.src])
+                    remaps[item.src] = item.dst
+            if fs.checkpoint_files:
+                self.file_list(
+                    "transfer_checkpoint_files",
+                    fs.checkpoint_files,
+                    "spec.fileStaging.checkpointFiles",
+                )
+        if remaps:
+            self.remaps(remaps)
+        for key in ("encrypt_input_files", "encrypt_output_files"):
+            files = getattr(ext, key)
+            if files:
+                self.native(key, ", ".join(files), f"spec.extensions.htcondor.{key}")
+        if ext.output_destination is not None:
+            self.native(
+                "output_destination",
+                ext.output_destination,
+                "spec.extensions.htcondor.output_destination",
+            )
+        if ext.grid_resource is not None:
+            self.native(
+                "grid_resource", ext.grid_resource, "spec.extensions.htcondor.grid_resource"
+            )
+
+    def file_list(self, key: str, names: list[str], path: str) -> None:
+        texts: list[str] = []
+        for name in names:
+            if "," in name or not name.strip():
+                self.unwritable(path, f"the file name `{name}`", f"cannot be an item of `{key}`")
+                return
+            try:
+                texts.append(self.literal(name, path, key))
+            except Unwritable:
+                return
+        self.cmd(key, ", ".join(texts), path)
+
+    def remaps(self, remaps: dict[str, str]) -> None:
+        path = "spec.fileStaging.outputs"
+        entries = []
+        for src, dst in remaps.items():
+            if '"' in src + dst:
+                self.unwritable(path, f"the remap `{src} = {dst}`", 'holds a `"`')
+                return
+            pair = [s.replace("=", "\\=").replace(";", "\\;") for s in (src, dst)]
+            try:
+                entries.append(
+                    " = ".join(self.literal(p, path, "transfer_output_remaps") for p in pair)
+                )
+            except Unwritable:
+                return
+        self.cmd("transfer_output_remaps", '"' + "; ".join(entries) + '"', path)
+
+    def extras(self) -> None:
+        ext = self.ext
+        for key, value in (self.extra("macros") or {}).items():
+            self.raw_command(key, value, f"spec.extensions.htcondor.macros.{key}")
+        for key, value in (self.extra("attributes") or {}).items():
+            path = f"spec.extensions.htcondor.attributes.{key}"
+            if not ATTRIBUTE.fullmatch(key):
+                self.unwritable(path, f"`{key}`", "is not a job attribute (`+Name` or `MY.Name`)")
+                continue
+            self.native(key, value, path)
+        if self.needs_index_attribute and self.attribute_index is not None:
+            self.cmd("+BammmcArrayIndex", self.attribute_index, "spec.array.indices")
+        for key, value in (self.extra("commands") or {}).items():
+            self.raw_command(key, value, f"spec.extensions.htcondor.commands.{key}")
+        if ext.max_idle is not None:
+            self.native("max_idle", ext.max_idle, "spec.extensions.htcondor.max_idle")
+
+    def raw_command(self, key: str, value: str, path: str) -> None:
+        if not NAME.fullmatch(key) or key.lower() in STATEMENTS:
+            self.unwritable(path, f"`{key}`", "is not a submit command name")
+            return
+        if key.lower() in self.written:
+            self.reporter.report(
+                "W301",
+                f"`{path}` sets `{key}`, which is written from its own field; the field's "
+                "value is written",
+                field=path,
+                help=f"remove `{key}` from `extensions.htcondor`",
+            )
+            return
+        self.native(key, value, path)
+
+    def queue(self) -> None:
+        arr = self.spec.array
+        throttle = None
+        if arr is not None:
+            throttle = arr.max_concurrent
+            if arr.indices is not None and arr.indices.throttle:
+                throttle = arr.indices.throttle
+        ext_mm = self.ext.max_materialize
+        if ext_mm is not None and throttle is not None and ext_mm != throttle:
+            self.overridden("max_materialize", "spec.array.maxConcurrent", ext_mm)
+            ext_mm = None
+        multi = sum(line.startswith("queue") for line in self.queue_plan) > 1
+        if throttle is not None and self.array is not None:
+            if multi:
+                self.lost(
+                    "spec.array.maxConcurrent",
+                    "`max_materialize` needs a single `queue` statement",
+                )
+            else:
+                self.cmd("max_materialize", throttle, "spec.array.maxConcurrent")
+        elif ext_mm is not None:
+            self.native("max_materialize", ext_mm, "spec.extensions.htcondor.max_materialize")
+        elif throttle is not None:
+            self.lost("spec.array.maxConcurrent", "a throttle without indices limits nothing")
+        raw = self.extra("queue")
+        if raw is not None:
+            statement = self.raw_queue()
+            if statement is not None:
+                self.out.queue += statement
+                self.clusters()
+                return
+        for key, value in self.helper:
+            self.cmd(key, value, "spec.array.indices")
+        self.out.queue += self.queue_plan or ["queue"]
+        self.clusters()
+
+    def raw_queue(self) -> list[str] | None:
+        """`extensions.htcondor.queue` (items, variables, slices, a count expression) as a
+        statement, when the portable array still says what the reader made of it: an array
+        `0..N-1` for N = count × items, no array for one job, a count that is an expression,
+        a slice, or items from a file or a command. A plain count is not kept: it is N over the
+        items."""
+        q = self.extra("queue")
+        assert q is not None
+        arr = self.spec.array
+        indices = arr.indices if arr is not None else None
+        jobs: int | None = 1
+        if indices is not None:
+            runs = progressions(indices.ranges)
+            jobs = runs[0][2] if len(runs) == 1 and runs[0][:2] == (0, 1) else None
+        count = q.count
+        if q.mode is not None and q.items and not q.slice and count is None:
+            consistent = jobs is not None and jobs % len(q.items) == 0
+            if consistent and jobs is not None and jobs // len(q.items) != 1:
+                count = str(jobs // len(q.items))
+        elif q.mode is not None and q.items and not q.slice and is_int(count):
+            consistent = jobs == int(count or 1) * len(q.items)
+        else:  # an expression, a slice, items from elsewhere: the reader sets no array
+            consistent = indices is None
+        if not consistent:
+            self.overridden("queue", "spec.array.indices", "queue " + queue_args(q, q.count))
+            return None
+        return self.queue_lines(q, count)
+
+    def queue_lines(self, q: QueueStatement, count: str | None) -> list[str] | None:
+        path = "spec.extensions.htcondor.queue"
+        args = queue_args(q, count)
+        head = f"queue {args}" if args else "queue"
+        texts = [*(q.items or []), q.source or "", args]
+        for text in texts:
+            if not self.line_safe(text, path, "queue"):
+                return None
+        if q.mode is None:
+            return [head]
+        if q.source is not None:
+            return [f"{head} {q.source}"]
+        items = q.items or []
+        if any(item.lstrip().startswith(")") for item in items):
+            self.unwritable(path, "an item starting with `)`", "would end the item list")
+            return None
+        if q.mode == "matching":
+            return [f"{head} {' '.join(items)}"]
+        if q.mode == "in":  # items are words: several to a line, as the writer lists indices
+            return [f"{head} (", *item_rows(items), ")"]
+        return [f"{head} (", *items, ")"]
+
+    def clusters(self) -> None:
+        for i, cluster in enumerate(self.extra("clusters") or ()):
+            path = f"spec.extensions.htcondor.clusters[{i}]"
+            for key, value in (cluster.commands or {}).items():
+                if (
+                    not (NAME.fullmatch(key) or ATTRIBUTE.fullmatch(key))
+                    or key.lower() in STATEMENTS
+                ):
+                    self.unwritable(path, f"`{key}`", "is not a submit command name")
+                    return
+                if not self.line_safe(value, path, key):
+                    return
+                self.out.queue.append(f"{key} = {value}")
+            if not self.line_safe(cluster.queue, path, "queue"):
+                return
+            self.out.queue.append(f"queue {cluster.queue}".rstrip())
+
+    def unsupported(self) -> None:
+        report_unsupported(self, self.job, UNSUPPORTED, "condor_submit")
+        spec = self.spec
+        if spec.extensions:
+            handled: tuple[str, ...] = ()
+            ext = spec.extensions
+            if (
+                self.res.memory_per_task is None
+                and ext.slurm is not None
+                and ext.slurm.mem is not None
+                and ext.slurm.mem.bytes
+            ):
+                handled += ("spec.extensions.slurm.mem",)
+            if (
+                self.res.memory_per_task is None
+                and (ext.slurm is None or ext.slurm.mem is None)
+                and ext.pbs is not None
+                and ext.pbs.mem is not None
+            ):
+                handled += ("spec.extensions.pbs.mem",)
+            report_foreign(self, spec, ("htcondor",), handled)
+
+
+def notification_for(events: Iterable[str]) -> str:
+    """The one `notification` value for a set of events: the one that mails on the most of
+    them and on nothing else, ends before starts (pitfall 39).
+
+    >>> [notification_for(e) for e in ([], ["end"], ["end", "fail"], ["fail"], ["begin", "end"])]
+    ['Never', 'Complete', 'Complete', 'Error', 'Complete']
+    """
+    wanted = set(events)
+    if wanted & {"end"}:
+        return "Complete"
+    if "fail" in wanted:
+        return "Error"
+    if "begin" in wanted:
+        return "Start"
+    return "Never"
+
+
+class QueueStatement(Protocol):
+    """`extensions.htcondor.queue`, as the reader keeps a `queue` statement that is more than
+    `queue [N]` (``ir/job.py`` `HtcondorQueue`)."""
+
+    count: str | None
+    vars: list[str] | None
+    mode: str | None
+    items: list[str] | None
+    source: str | None
+    slice: str | None
+    qualifier: str | None
+
+
+def queue_args(q: QueueStatement, count: str | None) -> str:
+    """The words after `queue` (count, variables, mode, qualifier, slice), as the reader keeps
+    them.
+
+    >>> from types import SimpleNamespace as Q
+    >>> queue_args(Q(vars=["x", "y"], mode="from", qualifier=None, slice="1:"), "3")
+    '3 x, y from [1:]'
+    """
+    words = [count] if count is not None else []
+    if q.mode is not None:
+        if q.vars and [v.lower() for v in q.vars] != ["item"]:
+            words.append(", ".join(q.vars))
+        words.append(q.mode)
+        if q.qualifier:
+            words.append(q.qualifier)
+        if q.slice:
+            words.append(f"[{q.slice}]")
+    return " ".join(words)
+
+
+def item_rows(items: list[str]) -> list[str]:
+    """`in (…)` items, `ITEMS_PER_LINE` to a line.
+
+    >>> item_rows([str(i) for i in range(23)])[1]
+    '20, 21, 22'
+    """
+    return [", ".join(items[k : k + ITEMS_PER_LINE]) for k in range(0, len(items), ITEMS_PER_LINE)]
+
+
+def is_int(text: str | None) -> bool:
+    return text is not None and re.fullmatch(r"[0-9]+", text.strip()) is not None
+
+
+def _signed(n: int) -> str:
+    return f" + {n}" if n > 0 else f" - {-n}" if n < 0 else ""
+
+
+def _dq(text: str) -> str:
+    """Text for inside a shell `"…"` word."""
+    return re.sub(r'([\\"$`])', r"\\\1", text)
+
+
+def classad_string(text: str) -> str:
+    r"""A ClassAd string literal.
+
+    >>> print(classad_string('a "b" \\ c'))
+    "a \"b\" \\ c"
+    """
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def sandbox_name(path: str) -> str:
+    """Where condor_submit puts a transferred input: its base name (`dir/` sends the contents)."""
+    stripped = path.rstrip("/")
+    if "://" in stripped:
+        stripped = stripped.split("://", 1)[1]
+    base = stripped.rsplit("/", 1)[-1]
+    return "." if path.endswith("/") and path != "/" else base or path
+
+
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
+    return HtcondorWriter(job, reporter or Reporter(), options or WriteOptions()).write()
+
+
+def intended(job: Job, options: WriteOptions | None = None) -> Submit:
+    """What the writer means to write (commands and queue lines), for checks against
+    HTCondor's own parser."""
+    return HtcondorWriter(job, Reporter(), options or WriteOptions()).build()
+
+
+__all__ = ["CAPABILITIES", "HtcondorWriter", "Submit", "intended", "write"]
