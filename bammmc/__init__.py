@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from bammmc.pipeline import Compiled
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "convert", "emit", "parse"]
+__all__ = ["__version__", "convert", "convert_files", "emit", "emit_files", "parse"]
 
 
 def parse(
@@ -51,14 +51,26 @@ def parse(
 
 
 def emit(job: Job, fmt: str, *, priority_range: str | None = None) -> tuple[str, list[Diagnostic]]:
-    """Write ``job`` in format ``fmt``; returns the main file's text."""
+    """Write ``job`` in format ``fmt``; returns the main file's text (`emit_files` for all)."""
+    files, diagnostics = emit_files(job, fmt, priority_range=priority_range)
+    return files[0][1], diagnostics
+
+
+def emit_files(
+    job: Job, fmt: str, *, priority_range: str | None = None, stem: str = "job"
+) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``: every file, main file first, as ``(suffix, text)``.
+
+    A suffix is ``""`` for the main file; an extra file is named after the main one's stem
+    (``stem`` + suffix): an HTCondor submit file of a script job runs ``job.sh``."""
     from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job, get_format
 
     reporter = Reporter()
-    files = emit_job(job, get_format(fmt), reporter, None, WriteOptions(band=_band(priority_range)))
-    return files[0].text, reporter.diagnostics
+    options = WriteOptions(band=_band(priority_range), script_stem=stem)
+    files = emit_job(job, get_format(fmt), reporter, None, options)
+    return [(f.suffix, f.text) for f in files], reporter.diagnostics
 
 
 def convert(
@@ -70,7 +82,32 @@ def convert(
     priority_range: str | None = None,
 ) -> tuple[str | None, list[Diagnostic]]:
     """Convert ``text`` from format ``src`` (``None``: detect) to ``dst``; ``None`` on error.
-    The target's diagnostics point at the source text that set each field."""
+    The target's diagnostics point at the source text that set each field. Returns the main
+    file's text (`convert_files` for all)."""
+    files, diagnostics = convert_files(
+        text, src, dst, filename=filename, priority_range=priority_range
+    )
+    return (files[0][1] if files is not None else None), diagnostics
+
+
+def convert_files(
+    text: str,
+    src: str | None,
+    dst: str,
+    *,
+    filename: str | None = None,
+    priority_range: str | None = None,
+    stem: str = "job",
+) -> tuple[list[tuple[str, str]] | None, list[Diagnostic]]:
+    """`convert`, returning every file the target needs, main file first, as
+    ``(suffix, text)``; ``None`` on error.
+
+    >>> files, _ = convert_files("#!/bin/bash\\n#SBATCH -n 2\\nhostname\\n", "slurm", "htcondor")
+    >>> [suffix for suffix, _ in files]
+    ['', '.sh']
+    >>> files[0][1].splitlines()[0], files[1][1]
+    ('executable = job.sh', '#!/bin/bash\\nhostname\\n')
+    """
     from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job, get_format
@@ -79,9 +116,9 @@ def convert(
     if compiled is None or compiled.job is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
     reporter = Reporter(filename)
-    options = WriteOptions(band=_band(priority_range))
+    options = WriteOptions(band=_band(priority_range), script_stem=stem)
     files = emit_job(compiled.job, get_format(dst), reporter, compiled.source_map, options)
-    return files[0].text, diagnostics + reporter.diagnostics
+    return [(f.suffix, f.text) for f in files], diagnostics + reporter.diagnostics
 
 
 def _band(priority_range: str | None) -> PriorityBand:

@@ -243,25 +243,47 @@ def _compile_input(
 def _write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and a rename,
     so a failure never leaves a partial file and an existing file stays untouched."""
+    _write_all_atomic([(path, text, False)])
+
+
+def _write_all_atomic(files: Sequence[tuple[str, str, bool]]) -> None:
+    """Write each ``(path, text, executable)``, the main file first in the list: every file goes
+    to a temporary file in its directory first, and only when all are written are they renamed
+    into place, the main file last (it names the others), so a failure leaves no file
+    half-written and no main file without the others; a new file renamed before a failure is
+    removed again. An executable file gets execute permission (as the umask allows)."""
     import tempfile
 
-    if os.path.islink(path):  # write through a symlink to its target, keeping the link
-        path = os.path.realpath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".bammmc-", dir=directory)
+    umask = os.umask(0)
+    os.umask(umask)
+    staged: list[tuple[str, str, bool]] = []
+    renamed: list[str] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        for path, text, executable in files:
+            if os.path.islink(path):  # write through a symlink to its target, keeping the link
+                path = os.path.realpath(path)
+            directory = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix=".bammmc-", dir=directory)
+            existed = os.path.exists(path)
+            staged.append((tmp, path, existed))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            if existed:
+                mode = os.stat(path).st_mode & 0o7777
+                os.chmod(tmp, mode | (0o111 & ~umask) if executable else mode)
+            else:
+                os.chmod(tmp, (0o777 if executable else 0o666) & ~umask)
+        for tmp, path, existed in reversed(staged):
+            os.replace(tmp, path)
+            if not existed:
+                renamed.append(path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        for tmp, _, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for path in renamed:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         raise
 
 
@@ -343,8 +365,12 @@ def convert_cmd(
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job
 
+    to_file = bool(output) and output != "-"
+    # extra files (an HTCondor job's script) are named after the main output's stem
+    stem = os.path.splitext(os.path.basename(output or ""))[0] if to_file else "job"
     reporter = Reporter(name)
     pieces = []
+    extras: list[Any] = []
     for c in compiled:
         files = emit_job(
             c.job,
@@ -356,15 +382,29 @@ def convert_cmd(
                 lsf_unit=lsf_unit.upper(),
                 sge_memory_resource=sge_memory_resource,
                 band=band,
+                script_stem=stem or "job",
             ),
         )
         pieces.append(files[0].text)
+        extras += files[1:]
     if len(pieces) > 1 and target.document_separator is None:
         reporter.report(
             "E004",
             f"`{target.name}` holds one job per file, but the input has {len(pieces)}",
             help="convert the documents one by one",
         )
+    extra_paths = _extra_paths(output, stem, extras, reporter) if extras else []
+    for path in extra_paths:
+        if _same_file(input_path, path):
+            _fail(
+                printer,
+                EXIT_USAGE,
+                "E013",
+                f"the output `{path}` (written beside `{output}`) is the input file",
+                f"name the output after another stem: `-o other{os.path.splitext(output or '')[1]}`"
+                " writes `other" + extras[extra_paths.index(path)].suffix + "`",
+                path,
+            )
     printer.add(reporter.diagnostics, None, None)
     if _is_failure(reporter.diagnostics, strict):
         printer.flush()
@@ -378,22 +418,54 @@ def convert_cmd(
             sys.stderr.write(explain_text(c, target.name, diag_format, reporter.diagnostics))
 
     if output and output != "-":
+        written = [(output, out_text, False)]
+        written += [(p, f.text, f.executable) for p, f in zip(extra_paths, extras, strict=True)]
         try:
-            _write_atomic(output, out_text)
+            _write_all_atomic(written)
         except OSError as exc:
+            failed = exc.filename if isinstance(exc.filename, str) else output
             _fail(
                 printer,
                 EXIT_ERRORS,
                 "E014",
-                f"cannot write `{output}`: {exc.strerror or exc}",
+                f"cannot write `{failed}`: {exc.strerror or exc}",
                 "check that the directory exists and is writable",
-                output,
+                failed,
             )
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(out_text.encode("utf-8"))  # UTF-8 whatever the locale says
         sys.stdout.buffer.flush()
     printer.flush()
+    if extra_paths and diag_format == "human":
+        for path in extra_paths:
+            click.echo(f"wrote {path}", err=True)
+
+
+def _extra_paths(output: str | None, stem: str, extras: Sequence[Any], reporter: Any) -> list[str]:
+    """Where the extra files of a multi-file output go: beside `-o`, named after its stem.
+    E015 when there is no `-o` to name them after, or when one would be the main output."""
+    if not output or output == "-":
+        names = ", ".join(f"`{stem}{f.suffix}`" for f in extras)
+        reporter.report(
+            "E015",
+            f"the conversion writes {len(extras) + 1} files (the main one and {names}), but "
+            "standard output holds one",
+            notes=("the main file names the others, so they are written beside it",),
+            help="write to a file with `-o`, e.g. `-o job.sub`: the others go beside it",
+        )
+        return []
+    paths = [os.path.join(os.path.dirname(output), stem + f.suffix) for f in extras]
+    for path in paths:
+        if _same_file(output, path) or os.path.abspath(output) == os.path.abspath(path):
+            reporter.report(
+                "E015",
+                f"`{output}` would also be the name of the extra file `{path}`",
+                help="give the output another extension, e.g. `-o "
+                f"{os.path.join(os.path.dirname(output), stem)}.sub`",
+            )
+            return []
+    return paths
 
 
 # ── check ─────────────────────────────────────────────────────────────────────────────────

@@ -93,6 +93,14 @@ FORMATS: dict[str, Format] = {
             lowering="bammmc.passes.lower.sge",
         ),
         # ── SGE (the SGE work adds its Format entry above this line) ──
+        Format(
+            "htcondor",
+            "HTCondor submit description (condor_submit; ClassAd expressions inside it)",
+            (".sub", ".submit", ".condor", ".jdl"),
+            "bammmc.frontends.htcondor",
+            "bammmc.backends.htcondor",
+            lowering="bammmc.passes.lower.htcondor",
+        ),
     )
 }
 

@@ -251,6 +251,32 @@ def test_lsf_read_lower_emit(benchmark: BenchmarkFixture) -> None:
     assert benchmark(run)
 
 
+HTCONDOR_SUBMIT = (
+    "universe = vanilla\nexecutable = run.sh\n"
+    "arguments = \"--index $(Process) --name 'my run'\"\n"
+    "environment = \"OMP_NUM_THREADS=8 TAG='x y'\"\n"
+    "request_cpus = 8\nrequest_memory = 16 GB\nrequest_disk = 20G\nrequest_gpus = 1\n"
+    'requirements = (OpSysAndVer == "AlmaLinux9") && (TARGET.Memory >= 16384)\n'
+    "should_transfer_files = YES\ntransfer_input_files = data/, params.json\n"
+    "output = logs/out.$(Cluster).$(Process)\nerror = logs/err.$(Cluster).$(Process)\n"
+    "log = logs/job.$(Cluster).log\nallowed_job_duration = 43200\nmax_retries = 3\n"
+    'notification = Error\n+ProjectName = "proj42"\nbatch_name = sweep\n'
+    "if defined GPU\n  request_gpus = 2\nendif\n"
+    "queue x, y from (\n  1, -a\n  2, -b\n  3, -c\n)\n"
+)
+
+
+def test_htcondor_read_lower_emit(benchmark: BenchmarkFixture) -> None:
+    """Read, lower and re-emit an HTCondor submit file with macros, an `if` and an item list."""
+
+    def run() -> str:
+        job, diags = bammmc.parse(HTCONDOR_SUBMIT, "htcondor")
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, "htcondor")[0]
+
+    assert benchmark(run)
+
+
 #: a long `requirements`: a machine list and resource checks, as sites generate them
 CLASSAD_REQUIREMENTS = " && ".join(
     [

@@ -171,3 +171,86 @@ def test_output_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, [str(src), "-o", str(link)])
     assert result.exit_code == 0, result.stderr
     assert link.is_symlink() and target.read_text() == HEAD
+
+
+# ── several files: an HTCondor submit file and the script it runs ───────────────────────────
+
+SBATCH = "#!/bin/bash\n#SBATCH -J two\nhostname\n"
+
+
+def test_script_job_to_htcondor_writes_the_submit_file_and_the_script(tmp_path: Path) -> None:
+    src = tmp_path / "job.sbatch"
+    src.write_text(SBATCH)
+    out = tmp_path / "sub" / "out.sub"
+    out.parent.mkdir()
+    result = CliRunner().invoke(main, [str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    script = tmp_path / "sub" / "out.sh"
+    assert out.read_text().startswith("executable = out.sh\n")
+    assert script.read_text() == "#!/bin/bash\nhostname\n"
+    assert script.stat().st_mode & 0o100  # the submit file runs it
+    assert f"wrote {script}" in result.stderr
+    again = CliRunner().invoke(main, [str(src), "-o", str(out), "--diagnostics", "json"])
+    assert again.exit_code == 0 and "wrote" not in again.stderr  # stderr stays JSON lines
+
+
+def test_several_files_cannot_go_to_stdout(tmp_path: Path) -> None:
+    src = tmp_path / "job.sbatch"
+    src.write_text(SBATCH)
+    result = CliRunner().invoke(main, [str(src), "--to", "htcondor", "--diagnostics", "json"])
+    assert result.exit_code == 1 and result.stdout == ""
+    (diag,) = [json.loads(line) for line in result.stderr.splitlines() if '"E015"' in line]
+    assert "-o" in diag["help"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.sbatch"]
+
+
+def test_an_executable_job_is_one_file_and_may_go_to_stdout(tmp_path: Path) -> None:
+    src = tmp_path / "job.splat.yaml"
+    src.write_text(HEAD + "spec:\n  execution:\n    executable: /bin/date\n")
+    result = CliRunner().invoke(main, [str(src), "--to", "htcondor"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "executable = /bin/date\nqueue\n"
+
+
+def test_the_extra_file_may_not_be_the_output_or_the_input(tmp_path: Path) -> None:
+    src = tmp_path / "job.sh"
+    src.write_text(SBATCH)
+    clash = CliRunner().invoke(
+        main, [str(src), "--from", "slurm", "--to", "htcondor", "-o", str(tmp_path / "x.sh")]
+    )
+    assert clash.exit_code == 1 and "E015" in clash.stderr
+    over = CliRunner().invoke(main, [str(src), "--from", "slurm", "-o", str(tmp_path / "job.sub")])
+    assert over.exit_code == 2 and "E013" in over.stderr
+    assert src.read_text() == SBATCH
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.sh"]  # nothing written
+
+
+def test_no_file_is_written_when_one_cannot_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    src = tmp_path / "job.sbatch"
+    src.write_text(SBATCH)
+    out = tmp_path / "out.sub"
+    real = os.replace
+
+    def fail_on_main_file(a: str, b: str) -> None:  # renamed last: the script is in place
+        if str(b).endswith(".sub"):
+            raise OSError(28, "No space left on device", str(b))
+        real(a, b)
+
+    monkeypatch.setattr(os, "replace", fail_on_main_file)
+    result = CliRunner().invoke(main, [str(src), "-o", str(out)])
+    assert result.exit_code == 1 and "E014" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.sbatch"]  # nothing left over
+
+
+def test_library_returns_every_file() -> None:
+    import bammmc
+
+    files, _ = bammmc.convert_files(SBATCH, "slurm", "htcondor", stem="run")
+    assert files is not None and [s for s, _ in files] == ["", ".sh"]
+    assert files[0][1] == "executable = run.sh\nbatch_name = two\nqueue\n"
+    text, _ = bammmc.convert(SBATCH, "slurm", "htcondor")
+    assert text == "executable = job.sh\nbatch_name = two\nqueue\n"

@@ -95,6 +95,16 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
         "export": ("execution.environment",),
         "hold_jid": ("dependencies",),
     },
+    # what the HTCondor reader keeps beside a portable field (passes/lower/htcondor.py)
+    "htcondor": {
+        "queue": ("array.indices",),
+        "max_materialize": ("array.maxConcurrent",),
+        "notification": ("notifications.events",),
+        "transfer_output_remaps": ("fileStaging.outputs",),
+        "accounting_group": ("schedule.account",),
+        "project_name": ("schedule.project",),
+        "machine_count": _SHAPE,
+    },
 }
 
 

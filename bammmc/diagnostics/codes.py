@@ -163,6 +163,21 @@ _ALL: Final[tuple[Code, ...]] = (
         argv=("{file}", "-o", "/nonexistent-bammmc-dir/out.splat.yaml"),
     ),
     Code(
+        "E015",
+        "needs-output-path",
+        "the conversion writes several files, and they need a path",
+        "The target needs more than one file for this job: an HTCondor submit file of a script "
+        "job, for example, and the script it runs (its `executable`). Standard output holds one "
+        "file, and `-o` must leave room beside it for the others, which are named after its "
+        "stem (`-o out.sub` writes `out.sh` too).",
+        "The main file names the others, so they must be written together, beside it; writing "
+        "only the main file would give a job that cannot run.",
+        "Write to a file with `-o`, e.g. `-o job.sub`, whose name differs from the extra "
+        "files' (not `-o job.sh`).",
+        _V + "spec:\n  execution:\n    script: |\n      #!/bin/bash\n      hostname\n",
+        argv=("{file}", "--to", "htcondor"),
+    ),
+    Code(
         "E020",
         "unreadable-directive",
         "a scheduler directive that cannot be tokenized",
@@ -735,6 +750,84 @@ _ALL: Final[tuple[Code, ...]] = (
         filename="job.sge",
     ),
     # ── SGE codes (the SGE work inserts its new codes above this line) ──
+    Code(
+        "E023",
+        "submit-error-statement",
+        "an `error :` statement that condor_submit stops at",
+        "The submit file reaches an `error : MESSAGE` line (outside any `if` branch that is "
+        "not taken). condor_submit prints the message and refuses the whole file.",
+        "The author put the line there to stop a submission that lacks something, usually "
+        "inside an `if` that tests for it. Converting the file anyway would hide that.",
+        "Define what the condition tests for, or remove the `error` line.",
+        "executable = run.sh\nerror : set INPUT first\nqueue\n",
+        filename="job.sub",
+    ),
+    Code(
+        "W421",
+        "not-followed",
+        "an `include` or a `queue … from` source that bammmc does not read or run",
+        "The submit file takes statements from another file or from a command's output "
+        "(`include : FILE`, `include : CMD |`), or queue items from a file or a command "
+        "(`queue x from items.txt`, `queue from seq 1 10 |`). bammmc reads only the file it "
+        "is given and never runs a command.",
+        "Reading other files or running commands while converting would make the result "
+        "depend on the machine that converts, and running commands from a job file is unsafe.",
+        "Paste the included statements, or write the items into the file: `queue x from ( … )`.",
+        "executable = run.sh\ninclude : common.sub\nqueue\n",
+        filename="job.sub",
+    ),
+    Code(
+        "W422",
+        "condition-unknown",
+        "an `if` that depends on values known only when the job is submitted",
+        "The condition of an `if`/`elif` uses the HTCondor version, the environment, or a "
+        "macro the file does not define. bammmc takes the condition as false and reads the "
+        "`else` branch, if any.",
+        "Which branch applies is decided by condor_submit on the submitting machine, so the "
+        "converted job may differ from what is submitted there.",
+        "Keep only the branch you mean, or define the macro in the file.",
+        "executable = run.sh\nif $(USE_GPU)\n  request_gpus = 1\nendif\nqueue\n",
+        filename="job.sub",
+    ),
+    Code(
+        "W423",
+        "submit-time-macro",
+        "a `$(NAME)` the file does not define, kept as written",
+        "A command's value refers to a macro that the submit file does not define (nor is it "
+        "an automatic variable such as `$(Cluster)` or `$(Process)`, or a queue variable). "
+        "condor_submit takes such names from its configuration, its command line, DAGMan "
+        "`VARS`, or the environment (`$ENV()`); `$RANDOM_CHOICE()` and friends are decided at "
+        "submit time too. The reference is kept as written.",
+        "Its value is not known where the file is converted, so any field that uses it cannot "
+        "be converted to a value (a size, a count, a path for another scheduler).",
+        "Define the macro in the file (`name = value`), or give `$(name:default)` a default.",
+        "executable = run.sh\narguments = --input $(datafile)\nqueue\n",
+        filename="job.sub",
+    ),
+    Code(
+        "W424",
+        "no-job-queued",
+        "a submit file that queues no job",
+        "The file has no `queue` statement, or `queue 0`. condor_submit would submit nothing "
+        "(htcondor2.Submit assumes one `queue`). bammmc converts the commands as one job.",
+        "A submit file without `queue` is usually a fragment meant to be included or "
+        "completed by a tool (DAGMan, a template).",
+        "End the file with `queue` (or `queue N`).",
+        "executable = run.sh\nrequest_cpus = 2\n",
+        filename="job.sub",
+    ),
+    Code(
+        "W425",
+        "macro-not-command",
+        "a name that is not a submit command, so condor_submit keeps it as an unused macro",
+        "A `name = value` line uses a name that is not a submit command and that no other "
+        "line refers to with `$(name)`; it looks like a misspelled command. condor_submit "
+        "silently takes it as a macro definition, so the setting has no effect.",
+        "A misspelled `reqest_memory` leaves the job with the default memory, with no error.",
+        "Correct the spelling (bammmc suggests the nearest command).",
+        "executable = run.sh\nreqest_memory = 4G\nqueue\n",
+        filename="job.sub",
+    ),
 )
 
 CODES: Final[dict[str, Code]] = {c.code: c for c in _ALL}

@@ -498,6 +498,33 @@ HtcondorUniverse = Literal[
 ]
 
 
+class HtcondorQueue(Ext):
+    """A `queue` statement that is more than `queue [N]` (bammmc addition; docs/ir.md)."""
+
+    #: COUNT as written, when it is not a plain number (`$(N)`, an expression)
+    count: str | None = None
+    #: the item variables (`Item` when none is named)
+    vars: list[str] | None = None
+    mode: Literal["in", "from", "matching"] | None = None
+    #: the items as written in the file (`from`: one line each)
+    items: list[str] | None = None
+    #: `from FILE` or `from CMD |`: where the items come from at submit time
+    source: str | None = None
+    #: `[start:end:step]` contents
+    slice: str | None = None
+    #: `matching files|dirs|any`, `from table(…)`
+    qualifier: str | None = None
+
+
+class HtcondorCluster(Ext):
+    """A later `queue` statement of the same file: a cluster of its own (bammmc addition)."""
+
+    #: the commands set between the previous `queue` and this one, name as written -> value
+    commands: dict[str, str] | None = None
+    #: the statement's arguments as written (`3`, `x from (…)`); "" for a bare `queue`
+    queue: str = ""
+
+
 class HtcondorExt(Ext):
     universe: HtcondorUniverse | None = None
     requirements: str | None = None
@@ -530,6 +557,24 @@ class HtcondorExt(Ext):
     grid_resource: str | None = None
     machine_count: PosInt | None = None
     dagman: dict[str, Any] | None = None
+    # ── bammmc additions: submit commands the specification does not list (docs/ir.md) ──
+    #: the queue statement when it is more than `queue [N]`: items, variables, slices
+    queue: HtcondorQueue | None = None
+    #: the file's later `queue` statements, each a cluster of its own
+    clusters: list[HtcondorCluster] | None = None
+    #: `+Attr` / `MY.Attr` job attributes, name as written (`+` or `MY.` kept) -> expression
+    attributes: dict[str, str] | None = None
+    #: `getenv` when it is a list of names/patterns, not True/False
+    getenv: str | None = None
+    #: `notification` as written when the portable events cannot say it (`Always`)
+    notification: str | None = None
+    #: the command that named `execution.container.image` when it is not the one the universe
+    #: implies (`docker_image` in the container universe)
+    image_command: Literal["docker_image", "container_image"] | None = None
+    #: the file's own macros that no command uses, name as written -> value
+    macros: dict[str, str] | None = None
+    #: every other submit command, name as written -> value as written
+    commands: dict[str, str] | None = None
 
 
 class FluxSymbolicDependency(Ext):

@@ -373,10 +373,11 @@ def _htcondor_expressions(spec: Spec, ctx: PassContext) -> None:
     if ext is None:
         return
     from bammmc.frontends import classad
+    from bammmc.frontends.htcondor import has_macros
 
     for name in HTCONDOR_EXPRESSIONS:
         text = getattr(ext, name)
-        if text is None or "$(" in text:  # `$(macro)`: known when the job is submitted
+        if text is None or has_macros(text):  # `$(x)`, `$RANDOM_INTEGER(…)`: known later
             continue
         path = f"spec.extensions.htcondor.{name}"
         span = ctx.source_map.value(path)

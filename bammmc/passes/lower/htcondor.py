@@ -1,0 +1,852 @@
+"""Lowering for ``htcondor``: submit statements -> SPLAT IR, with a source map.
+
+The job is the first ``queue`` statement's cluster: the commands in effect there, with their
+macros resolved as condor_submit binds them (late: the last definition before the ``queue``).
+Resources are per job (one slot; pitfalls 1, 20): ``request_cpus`` is ``cpusPerTask``,
+``request_memory`` (MiB without a unit) ``memoryPerTask``, ``request_disk`` (KiB without a unit)
+``diskPerTask``, ``request_gpus`` ``gpu.count``; units ``K M G T`` are binary and the value is
+rounded up to the base unit (metric_units.cpp). ``queue N`` is an array ``0..N-1``
+(``$(Process)`` is 0-based, pitfall 24); an item list is an array over its jobs, the items kept
+in ``extensions.htcondor.queue``. ``allowed_job_duration`` is the walltime (pitfall 17);
+``getenv`` is off unless set (pitfall 35). ClassAd-valued commands are checked with the ClassAd
+grammar and kept verbatim in ``extensions.htcondor``; every other command is kept there as
+written. Later ``queue`` statements are clusters of their own (``extensions.htcondor.clusters``).
+
+Siblings: ``frontends/htcondor.py``, ``backends/htcondor.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import math
+import re
+from fractions import Fraction
+from typing import Any, Final
+
+import msgspec
+
+from bammmc.diagnostics.model import Reporter
+from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.frontends.htcondor import (
+    AUTOMATIC,
+    EXPRESSION_COMMANDS,
+    Macros,
+    Queue,
+    SubmitFile,
+    has_macros,
+)
+from bammmc.frontends.slurm import Occurrence
+from bammmc.ir.job import API_VERSION, Job
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native
+from bammmc.ir.sourcemap import SourceMap
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.passes.lower.slurm import _Builder, _keep_values
+
+#: size commands -> their unit when no unit is written (htcondor.md §3.3)
+SIZE_BASE: Final = {"request_memory": 1024**2, "request_disk": 1024, "gpus_minimum_memory": 1024**2}
+SIZE_UNITS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+_QUANTITY: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]{0,3})?|\.[0-9]{1,3})\s*([kKmMgGtT]?)[bB]?\s*")
+#: names condor_submit also accepts for a command (the job attribute it sets)
+ALIASES: Final = {
+    "periodicrelease": "periodic_release",
+    "periodichold": "periodic_hold",
+    "periodicremove": "periodic_remove",
+    "onexitremove": "on_exit_remove",
+    "onexithold": "on_exit_hold",
+    "requestcpus": "request_cpus",
+    "requestmemory": "request_memory",
+    "requestdisk": "request_disk",
+    "requestgpus": "request_gpus",
+    "jobbatchname": "batch_name",
+    "cmd": "executable",
+    "args": "arguments",
+    "iwd": "initialdir",
+    "initial_dir": "initialdir",
+    "in": "input",
+    "out": "output",
+    "err": "error",
+    "userlog": "log",
+    "jobprio": "priority",
+    "prio": "priority",
+    "env": "environment",
+    "notifyuser": "notify_user",
+    "jobmaxretries": "max_retries",
+    "transferinput": "transfer_input_files",
+    "transferoutput": "transfer_output_files",
+}
+#: every submit command condor_submit knows (htcondor-jdl(1)); other names are macros
+_KNOWN_WORDS: Final = """
+    accounting_group accounting_group_user allowed_execute_duration allowed_job_duration
+    append_files arguments azure_admin_key azure_admin_username azure_image azure_location
+    azure_size batch_extra_submit_args batch_name batch_project batch_queue batch_runtime
+    checkpoint_exit_code cloud_label_names concurrency_limits concurrency_limits_expr
+    container_image container_is_common container_service_names container_target_dir
+    copy_to_spool coresize cron_day_of_month cron_day_of_week cron_hour cron_minute
+    cron_month cron_prep_time cron_window cuda_version deferral_prep_time deferral_time
+    deferral_window delegate_job_gsi_credentials_lifetime description docker_image
+    docker_network_type docker_override_entrypoint docker_pull_policy
+    dont_encrypt_input_files dont_encrypt_output_files ec2_access_key_id ec2_ami_id
+    ec2_availability_zone ec2_block_device_mapping ec2_ebs_volumes ec2_elastic_ip
+    ec2_iam_profile_arn ec2_iam_profile_name ec2_instance_type ec2_keypair ec2_keypair_file
+    ec2_parameter_names ec2_secret_access_key ec2_security_groups ec2_security_ids
+    ec2_spot_price ec2_tag_names ec2_user_data ec2_user_data_file ec2_vpc_ip ec2_vpc_subnet
+    email_attributes encrypt_execute_directory encrypt_input_files encrypt_output_files
+    environment error executable erase_output_and_error_on_restart fetch_files file_remaps
+    gce_account gce_auth_file gce_image gce_json_file gce_machine_type gce_metadata
+    gce_metadata_file gce_preemptible getenv gpus_maximum_capability gpus_minimum_capability
+    gpus_minimum_memory gpus_minimum_runtime grid_resource hold hold_kill_sig image_size
+    initialdir input jar_files java_vm_args job_ad_information_attrs job_batch_name
+    job_lease_duration job_machine_attrs job_machine_attrs_history_length
+    job_max_vacate_time keep_claim_idle kill_sig kill_sig_timeout leave_in_queue
+    load_profile local_files log log_xml machine_count manifest manifest_dir max_idle
+    max_job_retirement_time max_materialize max_retries max_transfer_input_mb
+    max_transfer_output_mb mount_under_scratch next_job_start_delay nice_user noop_job
+    noop_job_exit_code noop_job_exit_signal notification notify_user on_exit_hold
+    on_exit_hold_reason on_exit_hold_subcode on_exit_remove output output_destination
+    periodic_hold periodic_hold_reason periodic_hold_subcode periodic_release
+    periodic_remove periodic_vacate preserve_relative_executable priority queue rank
+    remote_initialdir remove_kill_sig rendezvousdir request_cpus request_disk request_gpus
+    request_memory require_cuda_version require_gpus requirements retry_request_disk
+    retry_request_memory retry_request_memory_increase retry_request_memory_max retry_until
+    run_as_owner scitokens_file shell should_transfer_files skip_filechecks stack_size
+    starter_debug stream_error stream_input stream_output submit_event_notes
+    success_exit_code transfer_checkpoint_files transfer_container transfer_error
+    transfer_executable transfer_input transfer_input_files transfer_output
+    transfer_output_files transfer_output_remaps transfer_plugins ulog_execute_attrs
+    universe use_oauth_services use_scitokens vm_checkpoint vm_disk vm_macaddr vm_memory
+    vm_networking vm_networking_type vm_no_output_vm vm_type vmware_dir
+    vmware_should_transfer_files vmware_snapshot_disk want_graceful_removal want_name_tag
+    when_to_transfer_output x509userproxy want_remote_io want_io_proxy buffer_size
+    buffer_block_size dagman_log arc_resources arc_rte arc_application arc_data_staging
+    cluster_id dag_node_name want_checkpoint gpus_minimum_memory job_lease_duration
+    use_x509userproxy
+"""
+KNOWN: Final = frozenset(_KNOWN_WORDS.split())
+#: commands whose value must be a number or a choice to become a field
+_NUMERIC_WORDS: Final = """
+    universe request_cpus request_memory request_disk request_gpus gpus_minimum_memory
+    getenv notification priority hold max_retries success_exit_code allowed_job_duration
+    max_materialize max_idle machine_count deferral_time should_transfer_files
+    checkpoint_exit_code keep_claim_idle stream_output stream_error docker_pull_policy
+"""
+NUMERIC: Final = frozenset(_NUMERIC_WORDS.split())
+UNIVERSES: Final = frozenset(
+    {"vanilla", "docker", "container", "parallel", "java", "vm", "grid", "local", "scheduler"}
+)
+#: `notification` -> SPLAT events (htcondor.md §3.5; pitfall 39: one value)
+NOTIFICATION: Final = {
+    "never": [],
+    "complete": ["end"],
+    "error": ["fail"],
+    "start": ["begin"],
+}
+TRANSFER_POLICY: Final = {"yes": "always", "no": "never", "if_needed": "if_needed"}
+TRUE: Final = frozenset({"true", "t", "yes", "y", "1"})
+FALSE: Final = frozenset({"false", "f", "no", "n", "0"})
+#: `$(…)` automatic variables -> SPLAT template variables in output paths
+PATH_VARIABLES: Final = {
+    "cluster": "job_id",
+    "clusterid": "job_id",
+    "process": "array_index",
+    "procid": "array_index",
+}
+#: automatic variables in arguments -> SPLAT's normalized environment variables (envvars.py)
+ARGUMENT_VARIABLES: Final = {
+    "cluster": "BAMMM_JOB_ID",
+    "clusterid": "BAMMM_JOB_ID",
+    "process": "BAMMM_ARRAY_INDEX",
+    "procid": "BAMMM_ARRAY_INDEX",
+}
+_REF: Final = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
+
+
+class Invalid(Exception):
+    """A value that is reported and left out."""
+
+
+def lower(
+    submit: SubmitFile, reporter: Reporter, band: PriorityBand = DEFAULT_BAND
+) -> tuple[Job | None, SourceMap]:
+    source_map = SourceMap()
+    errors_before = sum(d.is_error for d in reporter.diagnostics)
+    b = _Builder(reporter, "", source_map, band=band)
+    b.data = {"apiVersion": API_VERSION, "kind": "Job"}
+    if not submit.queues:
+        if not submit.unreadable_queues:  # an unreadable one is an error already
+            reporter.report(
+                "W424",
+                "the submit file has no `queue` statement: condor_submit would submit no job",
+                help="end the file with `queue`",
+            )
+        queue = Queue(None, "", commands=submit.commands)
+    else:
+        queue = submit.queues[0]
+    _cluster(queue, b, reporter)
+    if len(submit.queues) > 1:
+        _clusters(submit.queues, b, reporter)
+    if sum(d.is_error for d in reporter.diagnostics) > errors_before:
+        return None, source_map
+    job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
+    return job, source_map
+
+
+def is_command(name: str) -> bool:
+    """A submit command (`request_<name>` is one for any custom resource of ≥ 2 characters
+    not starting with `_`), as opposed to a macro."""
+    return name in KNOWN or (
+        name.startswith("request_") and len(name) > len("request_") + 1 and name[8] != "_"
+    )
+
+
+def canonical(name: str) -> str:
+    """A command's canonical name (lower case, aliases resolved)."""
+    key = name.lower()
+    return ALIASES.get(key, key)
+
+
+def _cluster(queue: Queue, b: _Builder, reporter: Reporter) -> None:
+    table = queue.commands
+    item_vars = frozenset(v.lower() for v in queue.vars)
+    macros = Macros(table, item_vars)
+    used = _referenced(table)
+    commands: dict[str, str] = {}
+    macros_kept: dict[str, str] = {}
+    attributes: dict[str, str] = {}
+    first: Occurrence | None = None
+    for key, occ in table.items():
+        if key.startswith("my."):
+            value = macros.expand(occ.value or "")
+            _unknown(value.unknown, occ, reporter, item_vars)
+            _expression(value.text, occ, reporter, occ.written)
+            if key == "my.projectname":
+                b.set("spec.schedule.project", _unquote(value.text), occ)
+            else:
+                attributes[occ.written.replace(" ", "")] = value.text
+            continue
+        name = canonical(key)
+        primary = table.get(name)
+        if name != key and primary is not None:
+            # condor_submit looks the command up by its own name first, then by the alias
+            reporter.report(
+                "W407",
+                f"`{occ.written}` and `{primary.written}` set the same command; "
+                f"condor_submit uses `{primary.written}`",
+                occ.span,
+                help=f"remove `{occ.written}`",
+            )
+            continue
+        if not is_command(name):
+            if key not in used and key not in AUTOMATIC:
+                suggestion = did_you_mean(name, sorted(KNOWN))
+                if suggestion:
+                    reporter.report(
+                        "W425",
+                        f"`{occ.written}` is not a submit command; condor_submit keeps it as a "
+                        "macro that nothing uses",
+                        occ.span,
+                        help=suggestion,
+                    )
+                macros_kept[occ.written] = occ.value or ""
+                first = first or occ
+            continue
+        value = macros.expand(occ.value or "")
+        _unknown(value.unknown, occ, reporter, item_vars)
+        try:
+            if not _command(name, value.text, occ, b, queue, reporter):
+                commands[occ.written] = value.text
+                first = first or occ
+        except Invalid:
+            continue
+    if "getenv" not in table and "getenv" not in {canonical(k) for k in table}:
+        # HTCondor starts the job with an empty environment unless `getenv` says otherwise
+        # (pitfall 35): say so, or a Slurm target would export everything by default
+        b.data.setdefault("spec", {}).setdefault("execution", {}).setdefault(
+            "environment", {}
+        ).setdefault("inheritFromSubmitter", False)
+    if queue.span is not None:
+        _queue(queue, b, reporter)
+    if attributes:
+        b.set("spec.extensions.htcondor.attributes", attributes, next(iter(table.values())))
+    if macros_kept and first is not None:
+        b.set("spec.extensions.htcondor.macros", macros_kept, first)
+    if commands and first is not None:
+        b.set("spec.extensions.htcondor.commands", commands, first)
+    if b.get("spec.execution") is None or not (
+        b.get("spec.execution.executable") or b.get("spec.execution.shell")
+    ):
+        if queue.span is not None and b.get("spec.execution.container") is None:
+            reporter.report(
+                "E103",
+                "the job has no `executable`: condor_submit refuses it",
+                queue.span,
+                help="add `executable = PROGRAM` before the `queue` statement",
+            )
+
+
+def _clusters(queues: list[Queue], b: _Builder, reporter: Reporter) -> None:
+    """Later `queue` statements: each a cluster of its own, kept with the commands whose
+    (resolved) value changed since the previous one."""
+    clusters: list[dict[str, Any]] = []
+    before = _resolved(queues[0])
+    for queue in queues[1:]:
+        now = _resolved(queue)
+        changed = {
+            now[key][0]: now[key][1]
+            for key in now
+            if key not in before or before[key][1] != now[key][1]
+        }
+        cluster: dict[str, Any] = {"queue": queue.args.strip()}
+        if changed:
+            cluster["commands"] = changed
+        clusters.append(cluster)
+        before = now
+    span = queues[1].span
+    assert span is not None  # only the implicit end of a file has no span
+    occ = Occurrence("queue", queues[1].args, span, span, "queue")
+    b.set("spec.extensions.htcondor.clusters", clusters, occ)
+
+
+def _resolved(queue: Queue) -> dict[str, tuple[str, str]]:
+    """The commands and attributes at a queue statement: key -> (name as written, value with
+    the file's macros resolved)."""
+    macros = Macros(queue.commands, frozenset(v.lower() for v in queue.vars))
+    used = _referenced(queue.commands)
+    return {
+        key: (occ.written, macros.expand(occ.value or "").text)
+        for key, occ in queue.commands.items()
+        if key.startswith("my.") or is_command(canonical(key)) or key not in used
+    }
+
+
+def _referenced(table: dict[str, Occurrence]) -> set[str]:
+    """Names some statement refers to with `$(name)` (lower case)."""
+    used: set[str] = set()
+    for occ in table.values():
+        for match in _REF.finditer(occ.value or ""):
+            used.add(match.group(1).lower())
+        for match in re.finditer(
+            r"\$(?:INT|REAL|STRING|EVAL|SUBSTR|CHOICE)\(\s*([\w.]+)", occ.value or ""
+        ):
+            used.add(match.group(1).lower())
+    return used
+
+
+def _unknown(
+    names: set[str], occ: Occurrence, reporter: Reporter, item_vars: frozenset[str]
+) -> None:
+    """W423 for references the file alone does not decide (automatic ones are expected)."""
+    odd = sorted(
+        n
+        for n in names
+        if n.lower() not in AUTOMATIC and n.lower() not in item_vars and n != "$$(…)"
+    )
+    if odd:
+        shown = ", ".join(f"`$({n})`" if not n.startswith("$") else f"`{n}`" for n in odd)
+        reporter.report(
+            "W423",
+            f"{shown} in `{occ.written}` is only known when the job is submitted; "
+            "it is kept as written",
+            occ.value_span or occ.span,
+            notes=(
+                "condor_submit takes such names from its configuration, its command line, "
+                "DAGMan VARS or the environment",
+            ),
+            help="define it in the file (`name = value`) if the converted job needs its value",
+        )
+
+
+def _expression(text: str, occ: Occurrence, reporter: Reporter, what: str) -> None:
+    from bammmc.frontends import classad
+
+    if has_macros(text):
+        return  # complete only when the job is submitted: condor_submit checks it then
+    classad.check(text, reporter, occ.value_span or occ.span, what=what, old=True)
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('\\"', '"')
+    return text
+
+
+def _bool(text: str, occ: Occurrence, reporter: Reporter) -> bool:
+    word = text.strip().lower()
+    if word in TRUE:
+        return True
+    if word in FALSE:
+        return False
+    reporter.report(
+        "E134",
+        f"`{occ.written}` takes True or False, not `{text}`",
+        occ.value_span or occ.span,
+        help="write `True` or `False`",
+    )
+    raise Invalid
+
+
+def _int(text: str, occ: Occurrence, reporter: Reporter, minimum: int | None = None) -> int:
+    try:
+        number = int(text.strip())
+    except ValueError:
+        reporter.report(
+            "E134",
+            f"`{occ.written}` takes a whole number, not `{text}`",
+            occ.value_span or occ.span,
+            help="write a whole number",
+        )
+        raise Invalid from None
+    if minimum is not None and number < minimum:
+        reporter.report(
+            "E134",
+            f"`{occ.written}` must be at least {minimum}, not {number}",
+            occ.value_span or occ.span,
+            help=f"write a number ≥ {minimum}",
+        )
+        raise Invalid
+    return number
+
+
+def quantity(text: str, base: int) -> int | None:
+    """Bytes of a submit quantity (`4G`, `2.5 GB`, `1024`: base units), rounded up to whole base
+    units as condor_submit does; ``None`` if it is not a plain quantity (an expression).
+
+    >>> quantity("1 GB", 1024**2) == 1024**3, quantity("1000", 1024) == 1024000
+    (True, True)
+    >>> quantity("1.5k", 1024**2) == 1024**2, quantity("max({1,2})", 1024) is None
+    (True, True)
+    """
+    match = _QUANTITY.fullmatch(text)
+    if not match:
+        return None
+    number = Fraction(match.group(1))
+    unit = SIZE_UNITS[match.group(2).lower()] if match.group(2) else base
+    return math.ceil(number * unit / base) * base
+
+
+def _command(
+    name: str, value: str, occ: Occurrence, b: _Builder, queue: Queue, reporter: Reporter
+) -> bool:
+    """Lower one command; False when it has no field (it is kept in `commands`)."""
+    if name in EXPRESSION_COMMANDS:
+        _expression(value, occ, reporter, occ.written)
+        if name in {
+            "requirements",
+            "rank",
+            "periodic_hold",
+            "periodic_release",
+            "periodic_remove",
+            "periodic_vacate",
+            "on_exit_hold",
+            "on_exit_remove",
+            "periodic_hold_reason",
+        }:
+            b.set(f"spec.extensions.htcondor.{name}", value, occ)
+            return True
+        return False
+    if "$(" in value and name in NUMERIC:
+        return False  # a number only known at submit time: kept as written
+    if name == "executable":
+        b.set("spec.execution.executable", value, occ)
+    elif name == "arguments":
+        b.set("spec.execution.arguments", shell_arguments(parse_arguments(value)), occ)
+    elif name == "shell":
+        b.set("spec.execution.shell", value, occ)
+    elif name == "universe":
+        universe = value.strip().lower()
+        if universe == "standard":
+            universe = "vanilla"
+        if universe not in UNIVERSES:
+            reporter.report(
+                "E134",
+                f"`universe = {value}` is not an HTCondor universe",
+                occ.value_span or occ.span,
+                help="one of: " + ", ".join(sorted(UNIVERSES)),
+            )
+            raise Invalid
+        b.set("spec.extensions.htcondor.universe", universe, occ)
+    elif name == "request_cpus":
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text):
+            return False
+        b.set("spec.resources.cpusPerTask", Cpu.parse(_int(text, occ, reporter, 1)), occ)
+    elif name in ("request_memory", "request_disk", "gpus_minimum_memory"):
+        amount = quantity(value, SIZE_BASE[name])
+        if amount is None:
+            return False  # a ClassAd expression
+        path = {
+            "request_memory": "spec.resources.memoryPerTask",
+            "request_disk": "spec.resources.diskPerTask",
+            "gpus_minimum_memory": "spec.resources.gpu.memory",
+        }[name]
+        b.set(path, Size.from_bytes(amount), occ)
+    elif name == "request_gpus":
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text):
+            return False
+        count = _int(text, occ, reporter, 0)
+        if count:
+            b.set("spec.resources.gpu.count", Count.parse(count), occ)
+    elif name.startswith("request_") and len(name) > len("request_") + 1 and "$(" not in value:
+        suggestion = did_you_mean(
+            name, [f"request_{r}" for r in ("cpus", "memory", "disk", "gpus")]
+        )
+        if suggestion:
+            reporter.report(
+                "W425",
+                f"`{occ.written}` asks for a custom machine resource `{name[8:]}`, which no "
+                "machine is likely to have",
+                occ.span,
+                notes=("condor_submit takes any `request_<name>` as a custom resource request",),
+                help=suggestion,
+            )
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text):
+            return False
+        resources = b.get("spec.resources.genericResources") or {}
+        resources[name[len("request_") :]] = Count.parse(int(text))
+        b.set("spec.resources.genericResources", resources, occ)
+    elif name in ("output", "error"):
+        other = queue.commands.get("error" if name == "output" else "output")
+        return _path(name, value, occ, b, other, queue.span is not None and _jobs(queue) > 1)
+    elif name == "input":
+        b.set("spec.execution.stdin", value, occ)
+    elif name == "log":
+        b.set("spec.extensions.htcondor.log", value, occ)
+    elif name == "initialdir":
+        b.set("spec.execution.workingDir", value, occ)
+    elif name == "environment":
+        _environment(value, occ, b, reporter)
+    elif name == "getenv":
+        word = value.strip().lower()
+        if word in TRUE or word in FALSE:
+            b.set("spec.execution.environment.inheritFromSubmitter", word in TRUE, occ)
+        else:
+            b.set("spec.extensions.htcondor.getenv", value, occ)
+    elif name == "notification":
+        word = value.strip().lower()
+        if word in NOTIFICATION:
+            if NOTIFICATION[word]:
+                b.set("spec.notifications.events", NOTIFICATION[word], occ)
+            else:
+                b.set("spec.notifications.events", [], occ)
+        elif word == "always":
+            b.set("spec.extensions.htcondor.notification", value.strip(), occ)
+            b.set("spec.notifications.events", ["begin", "end", "fail", "requeue"], occ)
+        else:
+            reporter.report(
+                "E134",
+                f"`notification = {value}` is not Always, Complete, Error, Start or Never",
+                occ.value_span or occ.span,
+                help="write one of Always, Complete, Error, Start, Never",
+            )
+            raise Invalid
+    elif name == "notify_user":
+        b.set("spec.notifications.email", value.strip(), occ)
+    elif name == "priority":
+        native = _int(value, occ, reporter)
+        b.set("spec.schedule.priority", from_native(native, "htcondor", b.band), occ)
+    elif name == "hold":
+        b.set("spec.schedule.hold", _bool(value, occ, reporter), occ)
+    elif name == "max_retries":
+        b.set("spec.lifecycle.maxRetries", _int(value, occ, reporter, 0), occ)
+    elif name == "success_exit_code":
+        code = _int(value, occ, reporter)
+        if not 0 <= code <= 255:
+            return False
+        b.set("spec.lifecycle.successExitCodes", [code], occ)
+    elif name == "allowed_job_duration":
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text):
+            return False
+        b.set("spec.schedule.walltime", Duration.from_seconds(int(text)), occ)
+    elif name == "concurrency_limits":
+        limits = [w for w in re.split(r"[\s,]+", value) if w]
+        b.set("spec.extensions.htcondor.concurrency_limits", limits, occ)
+    elif name == "accounting_group":
+        b.set("spec.schedule.account", value.strip(), occ)
+    elif name == "batch_name":
+        b.set("metadata.name", _unquote(value), occ)
+    elif name in ("docker_image", "container_image"):
+        b.set("spec.execution.container.image", value.strip(), occ)
+        said = queue.commands.get("universe")
+        implied = (
+            "docker_image"
+            if said is not None and (said.value or "").strip().lower() == "docker"
+            else "container_image"
+        )
+        if name != implied:
+            b.set("spec.extensions.htcondor.image_command", name, occ)
+    elif name == "docker_pull_policy" and value.strip().lower() == "always":
+        b.set("spec.execution.container.imagePullPolicy", "Always", occ)
+    elif name in ("max_materialize", "max_idle"):
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+            return False
+        if name == "max_materialize" and queue.span is not None and _jobs(queue) > 1:
+            b.set("spec.array.maxConcurrent", int(text), occ)
+        else:
+            b.set(f"spec.extensions.htcondor.{name}", int(text), occ)
+    elif name == "machine_count":
+        count = _int(value, occ, reporter, 1)
+        b.set("spec.resources.nodes", count, occ)
+        b.set("spec.resources.tasksPerNode", 1, occ)
+    elif name == "deferral_time":
+        text = value.strip()
+        if not re.fullmatch(r"[0-9]+", text):
+            return False
+        when = dt.datetime.fromtimestamp(int(text), dt.UTC)
+        b.set("spec.schedule.beginAfter", DateTime.parse(when.strftime("%Y-%m-%dT%H:%M:%SZ")), occ)
+    elif name == "should_transfer_files":
+        policy = TRANSFER_POLICY.get(value.strip().lower())
+        if policy is None:
+            return False
+        b.set("spec.fileStaging.transferPolicy", policy, occ)
+    elif name == "transfer_input_files":
+        files = [f for f in (w.strip() for w in value.split(",")) if f]
+        staged = [{"src": f, "dst": _sandbox_name(f)} for f in files]
+        b.set("spec.fileStaging.inputs", staged, occ)
+    elif name == "transfer_output_files":
+        files = [f for f in (w.strip() for w in value.split(",")) if f]
+        if not files:
+            return False
+        remaps = _remaps(queue, reporter)
+        staged = [{"src": f, "dst": remaps.get(f, f)} for f in files]
+        b.set("spec.fileStaging.outputs", staged, occ)
+    elif name == "transfer_output_remaps":
+        remaps = _remaps(queue, reporter)
+        b.set("spec.extensions.htcondor.transfer_output_remaps", remaps, occ)
+    elif name == "transfer_checkpoint_files":
+        files = [f for f in (w.strip() for w in value.split(",")) if f]
+        b.set("spec.fileStaging.checkpointFiles", files, occ)
+    elif name == "checkpoint_exit_code":
+        b.set("spec.extensions.htcondor.checkpointExitCode", _int(value, occ, reporter), occ)
+    elif name == "keep_claim_idle":
+        b.set("spec.extensions.htcondor.keep_claim_idle", _int(value, occ, reporter, 0), occ)
+    elif name in ("stream_output", "stream_error"):
+        b.set(f"spec.extensions.htcondor.{name}", _bool(value, occ, reporter), occ)
+    elif name == "output_destination":
+        b.set("spec.extensions.htcondor.output_destination", value.strip(), occ)
+    elif name == "grid_resource":
+        b.set("spec.extensions.htcondor.grid_resource", value.strip(), occ)
+    else:
+        return False
+    return True
+
+
+def _sandbox_name(path: str) -> str:
+    """Where condor puts a transferred input: its base name (`dir/` keeps its contents)."""
+    stripped = path.rstrip("/")
+    if "://" in stripped:
+        stripped = stripped.split("://", 1)[1]
+    base = stripped.rsplit("/", 1)[-1]
+    return "." if path.endswith("/") and path != "/" else base or path
+
+
+def _remaps(queue: Queue, reporter: Reporter) -> dict[str, str]:
+    occ = queue.commands.get("transfer_output_remaps")
+    if occ is None:
+        return {}
+    text = _unquote(Macros(queue.commands).expand(occ.value or "").text)
+    remaps: dict[str, str] = {}
+    for entry in re.split(r"(?<!\\);", text):
+        if not entry.strip():
+            continue
+        parts = re.split(r"(?<!\\)=", entry, maxsplit=1)
+        if len(parts) != 2:
+            reporter.report(
+                "E134",
+                f"`transfer_output_remaps` entry `{entry.strip()}` has no `=`",
+                occ.value_span or occ.span,
+                help='write `"name = newname; name2 = newname2"`',
+            )
+            raise Invalid
+        src, dst = (p.strip().replace("\\=", "=").replace("\\;", ";") for p in parts)
+        remaps[src] = dst
+    return remaps
+
+
+def _path(
+    name: str, value: str, occ: Occurrence, b: _Builder, other: Occurrence | None, array: bool
+) -> bool:
+    """`output`/`error` with `$(Cluster)`/`$(Process)` as SPLAT template variables; False when
+    the path holds other references (it is kept as written). The jobs of one `queue N` share
+    their cluster id, so in an array `$(Cluster)` is the array's id (`{array_job_id}`)."""
+    refs = {m.group(1).lower() for m in _REF.finditer(value)}
+    if refs - set(PATH_VARIABLES) or "$$" in value or "{" in value or "}" in value:
+        return False
+
+    def variable(match: re.Match[str]) -> str:
+        var = PATH_VARIABLES[match.group(1).lower()]
+        return "{" + ("array_job_id" if array and var == "job_id" else var) + "}"
+
+    template = _REF.sub(variable, value)
+    field = "stdout" if name == "output" else "stderr"
+    b.set(f"spec.output.{field}", Template.parse(template), occ)
+    if other is not None and (other.value or "").strip() == value.strip() and name == "error":
+        b.set("spec.output.mergeStderr", True, occ)
+    return True
+
+
+def _environment(value: str, occ: Occurrence, b: _Builder, reporter: Reporter) -> None:
+    """Both syntaxes (htcondor.md §3.1): `"A=1 B='x y'"` (new) or `A=1;B=2` (old)."""
+    text = value.strip()
+    env: dict[str, str] = {}
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        for word in _new_words(text[1:-1], occ, reporter):
+            name, eq, val = word.partition("=")
+            if not eq or not name:
+                reporter.report(
+                    "E134",
+                    f"`environment` entry `{word}` is not NAME=value",
+                    occ.value_span or occ.span,
+                    help="write `\"NAME=value NAME2='value with spaces'\"`",
+                )
+                raise Invalid
+            env[name] = val
+    else:
+        for entry in text.split(";"):
+            if not entry.strip():
+                continue
+            name, eq, val = entry.partition("=")
+            if not eq:
+                reporter.report(
+                    "E134",
+                    f"`environment` entry `{entry.strip()}` is not NAME=value",
+                    occ.value_span or occ.span,
+                    help="write `NAME=value;NAME2=value2`",
+                )
+                raise Invalid
+            env[name.strip()] = val
+    b.set("spec.execution.environment.vars", env, occ)
+
+
+def parse_arguments(value: str) -> list[str]:
+    """condor_submit's two `arguments` syntaxes (htcondor.md §3.1).
+
+    >>> parse_arguments('"one \\'two with spaces\\' 3"')
+    ['one', 'two with spaces', '3']
+    >>> parse_arguments('"one ""two"" \\'spacey \\'\\'quoted\\'\\' argument\\'"')
+    ['one', '"two"', "spacey 'quoted' argument"]
+    >>> parse_arguments('-a \\\\"b c')
+    ['-a', '"b', 'c']
+    """
+    text = value.strip()
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        return _new_words(text[1:-1], None, None)
+    return [w.replace('\\"', '"') for w in text.split()]
+
+
+def _new_words(text: str, occ: Occurrence | None, reporter: Reporter | None) -> list[str]:
+    """Words of the new syntax: blanks separate, `'…'` protects (`''` inside is `'`), `""` is
+    `"` everywhere."""
+    words: list[str] = []
+    current: list[str] = []
+    has = False
+    i = 0
+    quoted = False
+    while i < len(text):
+        c = text[i]
+        if c == '"' and text[i + 1 : i + 2] == '"':  # `""` is `"`, inside quotes too
+            current.append('"')
+            has = True
+            i += 2
+            continue
+        if quoted:
+            if c == "'" and text[i + 1 : i + 2] == "'":
+                current.append("'")
+                i += 2
+                continue
+            if c == "'":
+                quoted = False
+            else:
+                current.append(c)
+        elif c == "'":
+            quoted, has = True, True
+        elif c in " \t":
+            if current or has:
+                words.append("".join(current))
+            current, has = [], False
+        else:
+            current.append(c)
+            has = True
+        i += 1
+    if current or has:
+        words.append("".join(current))
+    return words
+
+
+def shell_arguments(args: list[str]) -> str:
+    """The arguments as one shell word list; `$(Process)`/`$(Cluster)` become SPLAT's
+    normalized variables (`${BAMMM_ARRAY_INDEX}`, `${BAMMM_JOB_ID}`), everything else literal.
+
+    >>> shell_arguments(["--index=$(Process)", "a b", "x"])
+    '--index="${BAMMM_ARRAY_INDEX}" \\'a b\\' x'
+    """
+    import shlex
+
+    words = []
+    for arg in args:
+        pieces = re.split(r"(\$\((?:Cluster|ClusterId|Process|ProcId)\))", arg, flags=re.I)
+        out = []
+        for piece in pieces:
+            match = re.fullmatch(r"\$\(([A-Za-z]+)\)", piece)
+            if match and match.group(1).lower() in ARGUMENT_VARIABLES:
+                out.append('"${' + ARGUMENT_VARIABLES[match.group(1).lower()] + '}"')
+            elif piece:
+                out.append(shlex.quote(piece))
+        words.append("".join(out) if out else "''")
+    return " ".join(words)
+
+
+def _jobs(queue: Queue) -> int:
+    """How many jobs the queue statement makes (1 when it cannot be told)."""
+    count = 1
+    if queue.count is not None:
+        with contextlib.suppress(ValueError):
+            count = int(queue.count)
+    if queue.mode is not None:
+        if queue.items is None:
+            return max(count, 2)  # items from a file or command: an array of unknown size
+        return count * len(queue.items)
+    return count
+
+
+def _queue(queue: Queue, b: _Builder, reporter: Reporter) -> None:
+    assert queue.span is not None  # called for real queue statements only
+    occ = Occurrence("queue", queue.args, queue.span, queue.span, "queue")
+    count: int | None = 1
+    if queue.count is not None:
+        try:
+            count = int(queue.count)
+        except ValueError:
+            count = None
+            b.set("spec.extensions.htcondor.queue.count", queue.count, occ)
+        if count is not None and count < 0:
+            reporter.report(
+                "E020",
+                f"`queue {queue.count}`: the count cannot be negative",
+                queue.span,
+                help="write `queue N` with N ≥ 0",
+            )
+            raise Invalid
+        if count == 0:
+            reporter.report(
+                "W424",
+                "`queue 0` submits no job",
+                queue.span,
+                help="write `queue` or `queue N` with N ≥ 1",
+            )
+    if queue.mode is not None:
+        ext: dict[str, Any] = {"vars": queue.vars, "mode": queue.mode}
+        for key in ("items", "source", "slice", "qualifier"):
+            if getattr(queue, key) is not None:
+                ext[key] = getattr(queue, key)
+        for key, value in ext.items():
+            b.set(f"spec.extensions.htcondor.queue.{key}", value, occ)
+    jobs = _jobs(queue) if count is not None else None
+    if jobs is not None and jobs > 1 and (queue.mode is None or queue.items is not None):
+        if queue.slice and queue.items is not None:
+            return  # the slice picks items: the jobs are the items it selects (kept as written)
+        b.set("spec.array.indices", IndexSpec.parse(f"0-{jobs - 1}"), occ)

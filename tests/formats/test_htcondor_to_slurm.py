@@ -1,0 +1,37 @@
+"""`htcondor -> slurm` for the real-world corpus: real `sbatch --test-only` accepts every converted
+script of the files that read cleanly.
+
+Checked against the larger oracle cluster, like tests/formats/test_sge_to_slurm.py; site names
+the oracle cannot know (partitions, accounts, features, licenses) are taken out first and
+`-p batch` stands in for the partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import bammmc
+from tests.formats.test_htcondor_corpus import CLEAN
+
+SITE_NAMES = ("--partition=", "--account=", "--constraint=", "--reservation=", "--licenses=")
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not CLEAN, reason="../shared/corpus/htcondor is not here")
+@pytest.mark.parametrize("path", CLEAN, ids=[p.name for p in CLEAN])
+def test_converted_corpus_is_accepted_by_sbatch(
+    path: Path, big_sbatch_check: Callable[..., tuple[bool, str]]
+) -> None:
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    out, diags = bammmc.convert(text, "htcondor", "slurm", filename=path.name)
+    assert out is not None, diags
+    checked = "".join(
+        line
+        for line in out.splitlines(keepends=True)
+        if not line.startswith(tuple("#SBATCH " + n for n in SITE_NAMES))
+    )
+    accepted, message = big_sbatch_check(checked, "-p", "batch")
+    assert accepted, f"{message}\n{checked}"
