@@ -39,13 +39,13 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final, Protocol
+from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block, job_ad
-from bammmc.ir.job import Execution, HtcondorExt, Job, Resources, Spec
+from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Resources, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template
 
@@ -330,12 +330,6 @@ class HtcondorWriter:
         #: whether the script reads `BammmcArrayIndex` from the job ad
         self.needs_index_attribute = False
 
-    def extra(self, name: str) -> Any:
-        """A key the HTCondor reader adds to `extensions.htcondor` (bammmc additions, docs/ir.md:
-        `queue`, `clusters`, `attributes`, `getenv`, `notification`, `image_command`, `macros`,
-        `commands`)."""
-        return getattr(self.ext, name, None)
-
     # -- reporting -------------------------------------------------------------------------
 
     def lost(self, path: str, why: str, help: str | None = None) -> None:
@@ -568,7 +562,7 @@ class HtcondorWriter:
                 image = image[len("docker://") :] if image.startswith("docker://") else image
                 self.put("docker_image", image, "spec.execution.container.image")
             elif universe in (None, "vanilla", "container") and (
-                self.extra("image_command") == "docker_image"
+                self.ext.image_command == "docker_image"
             ):  # the reader saw `docker_image` in the container universe: written as it was
                 self.put("docker_image", c.image or "", "spec.execution.container.image")
             elif universe in (None, "vanilla", "container"):
@@ -807,7 +801,7 @@ class HtcondorWriter:
                 entries.append(new_syntax_word(f"{key}={text}"))
             if entries:
                 self.cmd("environment", '"' + " ".join(entries) + '"', path)
-        getenv = self.extra("getenv")
+        getenv = self.ext.getenv
         inherit = env.inherit_from_submitter if env is not None else None
         if getenv is not None and inherit is not None:
             self.overridden("getenv", "spec.execution.environment.inheritFromSubmitter", getenv)
@@ -1142,7 +1136,7 @@ class HtcondorWriter:
 
     def notifications(self) -> None:
         note = self.spec.notifications
-        raw = self.extra("notification")
+        raw = self.ext.notification
         if note is None or (note.events is None and note.email is None):
             if raw is not None:
                 self.native("notification", raw, "spec.extensions.htcondor.notification")
@@ -1290,9 +1284,9 @@ class HtcondorWriter:
 
     def extras(self) -> None:
         ext = self.ext
-        for key, value in (self.extra("macros") or {}).items():
+        for key, value in (self.ext.macros or {}).items():
             self.raw_command(key, value, f"spec.extensions.htcondor.macros.{key}")
-        for key, value in (self.extra("attributes") or {}).items():
+        for key, value in (self.ext.attributes or {}).items():
             path = f"spec.extensions.htcondor.attributes.{key}"
             if not ATTRIBUTE.fullmatch(key):
                 self.unwritable(path, f"`{key}`", "is not a job attribute (`+Name` or `MY.Name`)")
@@ -1300,7 +1294,7 @@ class HtcondorWriter:
             self.native(key, value, path)
         if self.needs_index_attribute and self.attribute_index is not None:
             self.cmd("+BammmcArrayIndex", self.attribute_index, "spec.array.indices")
-        for key, value in (self.extra("commands") or {}).items():
+        for key, value in (self.ext.commands or {}).items():
             self.raw_command(key, value, f"spec.extensions.htcondor.commands.{key}")
         if ext.max_idle is not None:
             self.native("max_idle", ext.max_idle, "spec.extensions.htcondor.max_idle")
@@ -1344,7 +1338,7 @@ class HtcondorWriter:
             self.native("max_materialize", ext_mm, "spec.extensions.htcondor.max_materialize")
         elif throttle is not None:
             self.lost("spec.array.maxConcurrent", "a throttle without indices limits nothing")
-        raw = self.extra("queue")
+        raw = self.ext.queue
         if raw is not None:
             statement = self.raw_queue()
             if statement is not None:
@@ -1362,7 +1356,7 @@ class HtcondorWriter:
         `0..N-1` for N = count × items, no array for one job, a count that is an expression,
         a slice, or items from a file or a command. A plain count is not kept: it is N over the
         items."""
-        q = self.extra("queue")
+        q = self.ext.queue
         assert q is not None
         arr = self.spec.array
         indices = arr.indices if arr is not None else None
@@ -1384,7 +1378,7 @@ class HtcondorWriter:
             return None
         return self.queue_lines(q, count)
 
-    def queue_lines(self, q: QueueStatement, count: str | None) -> list[str] | None:
+    def queue_lines(self, q: HtcondorQueue, count: str | None) -> list[str] | None:
         path = "spec.extensions.htcondor.queue"
         args = queue_args(q, count)
         head = f"queue {args}" if args else "queue"
@@ -1407,7 +1401,7 @@ class HtcondorWriter:
         return [f"{head} (", *items, ")"]
 
     def clusters(self) -> None:
-        for i, cluster in enumerate(self.extra("clusters") or ()):
+        for i, cluster in enumerate(self.ext.clusters or ()):
             path = f"spec.extensions.htcondor.clusters[{i}]"
             for key, value in (cluster.commands or {}).items():
                 if (
@@ -1463,25 +1457,11 @@ def notification_for(events: Iterable[str]) -> str:
     return "Never"
 
 
-class QueueStatement(Protocol):
-    """`extensions.htcondor.queue`, as the reader keeps a `queue` statement that is more than
-    `queue [N]` (``ir/job.py`` `HtcondorQueue`)."""
-
-    count: str | None
-    vars: list[str] | None
-    mode: str | None
-    items: list[str] | None
-    source: str | None
-    slice: str | None
-    qualifier: str | None
-
-
-def queue_args(q: QueueStatement, count: str | None) -> str:
+def queue_args(q: HtcondorQueue, count: str | None) -> str:
     """The words after `queue` (count, variables, mode, qualifier, slice), as the reader keeps
     them.
 
-    >>> from types import SimpleNamespace as Q
-    >>> queue_args(Q(vars=["x", "y"], mode="from", qualifier=None, slice="1:"), "3")
+    >>> queue_args(HtcondorQueue(vars=["x", "y"], mode="from", slice="1:"), "3")
     '3 x, y from [1:]'
     """
     words = [count] if count is not None else []

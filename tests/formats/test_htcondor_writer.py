@@ -27,16 +27,11 @@ from bammmc.backends.htcondor import (
     write,
 )
 from bammmc.diagnostics.model import Diagnostic, Reporter
-from bammmc.ir.job import HtcondorExt, Job
+from bammmc.ir.job import Job
 from bammmc.ir.priority import PriorityBand
 
 HEAD = {"apiVersion": "bammm.io/v1alpha1", "kind": "Job"}
-#: the keys the HTCondor reader adds to `extensions.htcondor` (queue items, `+Attr`s, other
-#: commands…) arrive with the reader
-needs_reader_keys = pytest.mark.skipif(
-    not hasattr(HtcondorExt(), "commands"),
-    reason="extensions.htcondor has no reader keys (queue, attributes, commands) yet",
-)
+
 SCRIPT = "#!/bin/bash\nhostname\n"
 
 
@@ -703,20 +698,17 @@ def test_progressions() -> None:
             {"extensions": {"htcondor": {"log": "job.log\nqueue 5"}}},
             "spec.extensions.htcondor.log",
         ),
-        pytest.param(
+        (
             {"extensions": {"htcondor": {"commands": {"queue": "5"}}}},
             "spec.extensions.htcondor.commands.queue",
-            marks=needs_reader_keys,
         ),
-        pytest.param(
+        (
             {"extensions": {"htcondor": {"commands": {"a = b\nqueue": "5"}}}},
             "spec.extensions.htcondor.commands.a = b\nqueue",
-            marks=needs_reader_keys,
         ),
-        pytest.param(
+        (
             {"extensions": {"htcondor": {"attributes": {"+a b": "1"}}}},
             "spec.extensions.htcondor.attributes.+a b",
-            marks=needs_reader_keys,
         ),
         ({"fileStaging": {"inputs": [{"src": "a,b", "dst": "a,b"}]}}, "spec.fileStaging.inputs"),
     ],
@@ -795,7 +787,6 @@ def test_size_text_is_exact_or_rounds_up() -> None:
 # ── extensions.htcondor round trips: what the reader keeps is written back ──────────────────
 
 
-@needs_reader_keys
 def test_reader_extensions_are_written_back(condor_oracle: Any) -> None:
     ext = {
         "universe": "vanilla",
@@ -839,7 +830,6 @@ def test_reader_extensions_are_written_back(condor_oracle: Any) -> None:
     assert [row["infile"] for row in result["itemdata"]] == ["a.dat", "b.dat", "c.dat"]
 
 
-@needs_reader_keys
 @pytest.mark.parametrize(
     ("indices", "statement"),
     [("0-5", "queue 2 in ("), ("0-2", "queue in ("), (None, None)],
@@ -859,14 +849,12 @@ def test_the_count_of_an_item_list_is_the_array_over_the_items(
         assert statement in lines(files) and not diags
 
 
-@needs_reader_keys
 def test_later_clusters_follow_the_first_queue() -> None:
     ext = {"clusters": [{"commands": {"arguments": "2"}, "queue": "3"}, {"queue": ""}]}
     files, _ = run({"execution": {"executable": "a"}, "extensions": {"htcondor": ext}})
     assert lines(files)[-4:] == ["queue", "arguments = 2", "queue 3", "queue"]
 
 
-@needs_reader_keys
 def test_extensions_never_silently_override_portable_fields() -> None:
     spec = {
         "schedule": {"account": "a"},
