@@ -540,6 +540,12 @@ class HtcondorWriter:
         elif ex.shell is not None:
             # HTCondor's `shell` command: a /bin/sh command line instead of executable+arguments
             self.put("shell", ex.shell, "spec.execution.shell")
+        else:  # condor_submit refuses a job without a program (the reader's E103)
+            self.lost(
+                "spec.execution",
+                "the job names no program (no script, executable or container command), and "
+                "HTCondor needs `executable`: condor_submit refuses the file as written",
+            )
         self.container(ex)
 
     def container(self, ex: Execution) -> None:

@@ -504,6 +504,8 @@ class Expanded:
     text: str
     #: names (and `$FUNC(…)`s) only known when the job is submitted or runs
     unknown: set[str] = field(default_factory=set)
+    #: the file's macros that a `$INT(name)`-style function left in the text needs
+    needs: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -650,6 +652,8 @@ class Macros:
                 if 0 <= index < len(choices):
                     return choices[index]
         out.unknown.add(f"${func}()")
+        if args and args[0].lower() in self.table:
+            out.needs.add(args[0].lower())
         return original
 
 

@@ -232,6 +232,20 @@ READ = [
         ext(queue={"vars": ["Item"], "mode": "matching", "qualifier": "files", "items": ["*.dat"]}),
     ),
     ("queue item in [1:3] (a b c d)", ext(queue={"slice": "1:3", "items": ["a", "b", "c", "d"]})),
+    # bammmc's own spelling of an array that does not count from 0 reads back as that array
+    (
+        "bammmc_array_index = $(Process) * 2 + 1\narguments = -i $INT(bammmc_array_index)\nqueue 5",
+        spec(array={"indices": "1-9:2"}, execution={"arguments": '-i "${BAMMM_ARRAY_INDEX}"'}),
+    ),
+    ("queue bammmc_array_index in (1, 3, 7)", spec(array={"indices": "1,3,7"})),
+    (
+        "bammmc_array_index = $(Process) * $(bammmc_array_step) + $(bammmc_array_base)\n"
+        "bammmc_array_step = 1\nbammmc_array_base = 1\nqueue 3\n"
+        "bammmc_array_step = 5\nbammmc_array_base = 5\nqueue 2",
+        spec(array={"indices": "1-3,20-25:5"}),
+    ),
+    # a macro that only a `$INT()` left in the text uses is kept for it
+    ("n = $(Process) + 1\narguments = $INT(n)\nqueue 2", ext(macros={"n": "$(Process) + 1"})),
     # later queue statements are clusters of their own
     (
         "arguments = 1\nqueue\narguments = 2\nqueue 3",

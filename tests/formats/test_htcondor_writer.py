@@ -801,6 +801,7 @@ def test_reader_extensions_are_written_back(condor_oracle: Any) -> None:
         "stream_output": True,
     }
     spec = {
+        "execution": {"executable": "/bin/app"},
         "extensions": {"htcondor": ext},
         "notifications": {"events": ["begin", "end", "fail", "requeue"]},
         "array": {"indices": "0-2"},
@@ -924,3 +925,10 @@ def test_every_loss_names_its_field() -> None:
         ("W201", "metadata.clientId"),
     } <= found(diags)
     assert all(d.field for d in diags)
+
+
+def test_a_job_without_a_program_is_reported() -> None:
+    """condor_submit refuses a job without `executable`: the writer says so (W201)."""
+    files, diags = run({"resources": {"cpusPerTask": 2}})
+    assert "executable" not in files[0].text
+    assert [(d.code, d.field) for d in diags] == [("W201", "spec.execution")]

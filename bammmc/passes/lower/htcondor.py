@@ -182,8 +182,9 @@ def lower(
         queue = Queue(None, "", commands=submit.commands)
     else:
         queue = submit.queues[0]
-    _cluster(queue, b, reporter)
-    if len(submit.queues) > 1:
+    indices = _writer_array(submit.queues)
+    _cluster(queue, b, reporter, indices)
+    if len(submit.queues) > 1 and indices is None:
         _clusters(submit.queues, b, reporter)
     if sum(d.is_error for d in reporter.diagnostics) > errors_before:
         return None, source_map
@@ -205,10 +206,66 @@ def canonical(name: str) -> str:
     return ALIASES.get(key, key)
 
 
-def _cluster(queue: Queue, b: _Builder, reporter: Reporter) -> None:
+#: the writer's own helpers for an array that does not count 0, 1, 2… (backends/htcondor.py)
+WRITER_HELPERS: Final = frozenset({"bammmc_array_index", "bammmc_array_step", "bammmc_array_base"})
+#: how the writer spells such an array's index in a value
+WRITER_INDEX: Final = ("$INT(bammmc_array_index)", "$(bammmc_array_index)")
+_HELPER: Final = re.compile(r"\$\(Process\)(?:\s*\*\s*([0-9]+))?(?:\s*([+-])\s*([0-9]+))?")
+
+
+def _writer_array(queues: list[Queue]) -> IndexSpec | None:
+    """The index set of an array bammmc's writer spelled with its helper macros: `queue N` with
+    `bammmc_array_index = $(Process) * STEP + FIRST`, `queue bammmc_array_index in (…)`, or
+    one `queue N` per run moving `bammmc_array_step`/`bammmc_array_base`. ``None`` otherwise."""
+    if not queues:
+        return None
+    first = queues[0]
+    if first.vars == ["bammmc_array_index"] and first.mode == "in" and first.items:
+        if len(queues) == 1 and all(i.isdigit() for i in first.items):
+            return IndexSpec.parse(",".join(first.items))
+        return None
+    helper = first.commands.get("bammmc_array_index")
+    if helper is None or any(q.mode is not None for q in queues):
+        return None
+    runs: list[str] = []
+    done = 0
+    for queue in queues:
+        try:
+            count = int(queue.count or "1")
+        except ValueError:
+            return None
+        value = (queue.commands["bammmc_array_index"].value or "").strip()
+        if value == "$(Process) * $(bammmc_array_step) + $(bammmc_array_base)":
+            try:
+                step = int(queue.commands["bammmc_array_step"].value or "")
+                base = int(queue.commands["bammmc_array_base"].value or "")
+            except (KeyError, ValueError):
+                return None
+        elif (match := _HELPER.fullmatch(value)) and len(queues) == 1:
+            step = int(match.group(1) or 1)
+            base = int(match.group(3) or 0) * (-1 if match.group(2) == "-" else 1)
+        else:
+            return None
+        start = base + done * step
+        end = start + (count - 1) * step
+        if count < 1 or start < 0:
+            return None
+        runs.append(
+            str(start) if count == 1 else f"{start}-{end}" + (f":{step}" if step != 1 else "")
+        )
+        done += count
+    return IndexSpec.parse(",".join(runs))
+
+
+def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec | None) -> None:
     table = queue.commands
     item_vars = frozenset(v.lower() for v in queue.vars)
+    if indices is not None:  # the writer's helpers: the index stays a reference
+        table = {k: v for k, v in table.items() if k not in WRITER_HELPERS}
+        item_vars |= {"bammmc_array_index"}
+    index = WRITER_INDEX if indices is not None else ()
     macros = Macros(table, item_vars)
+    needs: set[str] = set()
     used = _referenced(table)
     commands: dict[str, str] = {}
     macros_kept: dict[str, str] = {}
@@ -217,6 +274,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter) -> None:
     for key, occ in table.items():
         if key.startswith("my."):
             value = macros.expand(occ.value or "")
+            needs |= value.needs
             _unknown(value.unknown, occ, reporter, item_vars)
             _expression(value.text, occ, reporter, occ.written)
             if key == "my.projectname":
@@ -251,9 +309,10 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter) -> None:
                 first = first or occ
             continue
         value = macros.expand(occ.value or "")
+        needs |= value.needs
         _unknown(value.unknown, occ, reporter, item_vars)
         try:
-            if not _command(name, value.text, occ, b, queue, reporter):
+            if not _command(name, value.text, occ, b, queue, reporter, index):
                 commands[occ.written] = value.text
                 first = first or occ
         except Invalid:
@@ -264,8 +323,16 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter) -> None:
         b.data.setdefault("spec", {}).setdefault("execution", {}).setdefault(
             "environment", {}
         ).setdefault("inheritFromSubmitter", False)
+    for key in sorted(needs - {k.lower() for k in macros_kept}):
+        if key in table and not is_command(canonical(key)):  # its value is needed as a macro
+            macros_kept[table[key].written] = macros.expand(table[key].value or "").text
+            first = first or table[key]
     if queue.span is not None:
-        _queue(queue, b, reporter)
+        if indices is not None:
+            occ = Occurrence("queue", queue.args, queue.span, queue.span, "queue")
+            b.set("spec.array.indices", indices, occ)
+        else:
+            _queue(queue, b, reporter)
     if attributes:
         b.set("spec.extensions.htcondor.attributes", attributes, next(iter(table.values())))
     if macros_kept and first is not None:
@@ -426,7 +493,13 @@ def quantity(text: str, base: int) -> int | None:
 
 
 def _command(
-    name: str, value: str, occ: Occurrence, b: _Builder, queue: Queue, reporter: Reporter
+    name: str,
+    value: str,
+    occ: Occurrence,
+    b: _Builder,
+    queue: Queue,
+    reporter: Reporter,
+    index: tuple[str, ...] = (),
 ) -> bool:
     """Lower one command; False when it has no field (it is kept in `commands`)."""
     if name in EXPRESSION_COMMANDS:
@@ -450,7 +523,7 @@ def _command(
     if name == "executable":
         b.set("spec.execution.executable", value, occ)
     elif name == "arguments":
-        b.set("spec.execution.arguments", shell_arguments(parse_arguments(value)), occ)
+        b.set("spec.execution.arguments", shell_arguments(parse_arguments(value), index), occ)
     elif name == "shell":
         b.set("spec.execution.shell", value, occ)
     elif name == "universe":
@@ -509,7 +582,10 @@ def _command(
         b.set("spec.resources.genericResources", resources, occ)
     elif name in ("output", "error"):
         other = queue.commands.get("error" if name == "output" else "output")
-        return _path(name, value, occ, b, other, queue.span is not None and _jobs(queue) > 1)
+        for spelling in index:  # the writer's index of an array not counting from 0
+            value = value.replace(spelling, "$(Process)")
+        array = queue.span is not None and (_jobs(queue) > 1 or bool(index))
+        return _path(name, value, occ, b, other, array)
     elif name == "input":
         b.set("spec.execution.stdin", value, occ)
     elif name == "log":
@@ -777,9 +853,10 @@ def _new_words(text: str, occ: Occurrence | None, reporter: Reporter | None) -> 
     return words
 
 
-def shell_arguments(args: list[str]) -> str:
+def shell_arguments(args: list[str], index: tuple[str, ...] = ()) -> str:
     """The arguments as one shell word list; `$(Process)`/`$(Cluster)` become SPLAT's
     normalized variables (`${BAMMM_ARRAY_INDEX}`, `${BAMMM_JOB_ID}`), everything else literal.
+    ``index`` are other spellings of the array index (the writer's helper macro).
 
     >>> shell_arguments(["--index=$(Process)", "a b", "x"])
     '--index="${BAMMM_ARRAY_INDEX}" \\'a b\\' x'
@@ -788,6 +865,8 @@ def shell_arguments(args: list[str]) -> str:
 
     words = []
     for arg in args:
+        for spelling in index:
+            arg = arg.replace(spelling, "$(Process)")
         pieces = re.split(r"(\$\((?:Cluster|ClusterId|Process|ProcId)\))", arg, flags=re.I)
         out = []
         for piece in pieces:
