@@ -179,3 +179,24 @@ def condor_oracle() -> CondorOracle:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)  # imports classad2 / htcondor2: the test extra pins them
     return CondorOracle(module)
+
+
+#: sbatch options naming things only a site knows (the oracle cluster does not have them)
+SITE_NAMES: tuple[str, ...] = (
+    "--partition=",
+    "--account=",
+    "--constraint=",
+    "--reservation=",
+    "--licenses=",
+)
+
+
+def without_site_names(script: str) -> str:
+    """A converted sbatch script without the `#SBATCH` lines that name a site's partitions,
+    accounts, features, reservations or licenses, for the oracle cluster (which stands in
+    `-p batch` for the partition)."""
+    return "".join(
+        line
+        for line in script.splitlines(keepends=True)
+        if not line.startswith(tuple("#SBATCH " + n for n in SITE_NAMES))
+    )

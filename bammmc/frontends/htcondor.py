@@ -83,6 +83,18 @@ EXPRESSION_COMMANDS: Final = frozenset(
         "want_graceful_removal",
     }
 )
+#: the ClassAd-valued commands that have a field of their own in `extensions.htcondor`
+EXPRESSION_FIELDS: Final = (
+    "requirements",
+    "rank",
+    "periodic_hold",
+    "periodic_release",
+    "periodic_remove",
+    "periodic_vacate",
+    "on_exit_hold",
+    "on_exit_remove",
+    "periodic_hold_reason",
+)
 _CONDITION: Final = re.compile(
     r"(!?)\s*(?:(defined)\s+(\S+)|(version)\s*(\S+)\s*(\S+)|(.*))$", re.I
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any
 
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.ir.job import VOLUME_SOURCES, Job, Schedule, Spec
@@ -353,19 +353,6 @@ def _file_staging(spec: Spec, ctx: PassContext) -> None:
                 )
 
 
-#: the `extensions.htcondor` fields condor_submit parses as ClassAd expressions
-HTCONDOR_EXPRESSIONS: Final = (
-    "requirements",
-    "rank",
-    "periodic_hold",
-    "periodic_release",
-    "periodic_remove",
-    "periodic_vacate",
-    "on_exit_hold",
-    "on_exit_remove",
-)
-
-
 def _htcondor_expressions(spec: Spec, ctx: PassContext) -> None:
     """Each expression-valued HTCondor field must parse as condor_submit parses it (old
     ClassAd syntax), or the HTCondor writer would emit a job condor_submit refuses."""
@@ -373,9 +360,9 @@ def _htcondor_expressions(spec: Spec, ctx: PassContext) -> None:
     if ext is None:
         return
     from bammmc.frontends import classad
-    from bammmc.frontends.htcondor import has_macros
+    from bammmc.frontends.htcondor import EXPRESSION_FIELDS, has_macros
 
-    for name in HTCONDOR_EXPRESSIONS:
+    for name in EXPRESSION_FIELDS:
         text = getattr(ext, name)
         if text is None or has_macros(text):  # `$(x)`, `$RANDOM_INTEGER(…)`: known later
             continue

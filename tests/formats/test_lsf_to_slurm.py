@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import bammmc
+from tests.conftest import without_site_names
 from tests.formats.test_lsf_corpus import FAULTY, FILES
 
-SITE_NAMES = ("--partition=", "--account=", "--constraint=", "--reservation=", "--licenses=")
 #: Clean files whose jobs are larger than the oracle cluster, and why.
 TOO_BIG: dict[str, str] = {
     "order-resreq.new": "1600 slots, 4 per host: 400 nodes (the oracle has 128)"
@@ -34,10 +34,6 @@ def test_converted_corpus_is_accepted_by_sbatch(
     text = path.read_bytes().decode("utf-8", errors="replace")
     out, diags = bammmc.convert(text, "lsf", "slurm", filename=path.name)
     assert out is not None, diags
-    checked = "".join(
-        line
-        for line in out.splitlines(keepends=True)
-        if not line.startswith(tuple("#SBATCH " + n for n in SITE_NAMES))
-    )
+    checked = without_site_names(out)
     accepted, message = big_sbatch_check(checked, "-p", "batch")
     assert accepted, f"{message}\n{checked}"

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import bammmc
+from tests.conftest import without_site_names
 from tests.formats.test_pbs_corpus import FAULTY, FILES
 
-SITE_NAMES = ("--partition=", "--account=", "--constraint=", "--reservation=", "--licenses=")
 CLEAN = [(f, p) for f, p in FILES if p.name not in FAULTY]
 
 
@@ -30,11 +30,7 @@ def test_converted_corpus_is_accepted_by_sbatch(
     text = path.read_bytes().decode("utf-8", errors="replace")
     out, diags = bammmc.convert(text, fmt, "slurm", filename=path.name)
     assert out is not None, diags
-    checked = "".join(
-        line
-        for line in out.splitlines(keepends=True)
-        if not line.startswith(tuple("#SBATCH " + n for n in SITE_NAMES))
-    )
+    checked = without_site_names(out)
     accepted, message = big_sbatch_check(checked, "-p", "batch")
     assert accepted, f"{message}\n{checked}"
 

@@ -26,11 +26,13 @@ from typing import Any, Final
 
 import msgspec
 
+from bammmc.backends.htcondor import sandbox_name
 from bammmc.diagnostics.model import Reporter
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.frontends.htcondor import (
     AUTOMATIC,
     EXPRESSION_COMMANDS,
+    EXPRESSION_FIELDS,
     Macros,
     Queue,
     SubmitFile,
@@ -504,17 +506,7 @@ def _command(
     """Lower one command; False when it has no field (it is kept in `commands`)."""
     if name in EXPRESSION_COMMANDS:
         _expression(value, occ, reporter, occ.written)
-        if name in {
-            "requirements",
-            "rank",
-            "periodic_hold",
-            "periodic_release",
-            "periodic_remove",
-            "periodic_vacate",
-            "on_exit_hold",
-            "on_exit_remove",
-            "periodic_hold_reason",
-        }:
+        if name in EXPRESSION_FIELDS:
             b.set(f"spec.extensions.htcondor.{name}", value, occ)
             return True
         return False
@@ -681,7 +673,7 @@ def _command(
         b.set("spec.fileStaging.transferPolicy", policy, occ)
     elif name == "transfer_input_files":
         files = [f for f in (w.strip() for w in value.split(",")) if f]
-        staged = [{"src": f, "dst": _sandbox_name(f)} for f in files]
+        staged = [{"src": f, "dst": sandbox_name(f)} for f in files]
         b.set("spec.fileStaging.inputs", staged, occ)
     elif name == "transfer_output_files":
         files = [f for f in (w.strip() for w in value.split(",")) if f]
@@ -709,15 +701,6 @@ def _command(
     else:
         return False
     return True
-
-
-def _sandbox_name(path: str) -> str:
-    """Where condor puts a transferred input: its base name (`dir/` keeps its contents)."""
-    stripped = path.rstrip("/")
-    if "://" in stripped:
-        stripped = stripped.split("://", 1)[1]
-    base = stripped.rsplit("/", 1)[-1]
-    return "." if path.endswith("/") and path != "/" else base or path
 
 
 def _remaps(queue: Queue, reporter: Reporter) -> dict[str, str]:
