@@ -61,28 +61,6 @@ SUBMIT_HOST: Final = frozenset(
         "day",
     }
 )
-#: the submit commands whose value is a ClassAd expression (condor_submit copies them into the
-#: job ad as expressions), as the oracle's check.py lists them
-EXPRESSION_COMMANDS: Final = frozenset(
-    {
-        "requirements",
-        "rank",
-        "periodic_hold",
-        "periodic_release",
-        "periodic_remove",
-        "periodic_vacate",
-        "on_exit_hold",
-        "on_exit_remove",
-        "periodic_hold_reason",
-        "periodic_hold_subcode",
-        "on_exit_hold_reason",
-        "on_exit_hold_subcode",
-        "concurrency_limits_expr",
-        "max_retries_expr",
-        "success_exit_code_expr",
-        "want_graceful_removal",
-    }
-)
 #: the ClassAd-valued commands that have a field of their own in `extensions.htcondor`
 EXPRESSION_FIELDS: Final = (
     "requirements",
@@ -95,6 +73,17 @@ EXPRESSION_FIELDS: Final = (
     "on_exit_remove",
     "periodic_hold_reason",
 )
+#: every submit command whose value is a ClassAd expression (condor_submit copies them into the
+#: job ad as expressions), as the oracle's check.py lists them
+EXPRESSION_COMMANDS: Final = frozenset(EXPRESSION_FIELDS) | {
+    "periodic_hold_subcode",
+    "on_exit_hold_reason",
+    "on_exit_hold_subcode",
+    "concurrency_limits_expr",
+    "max_retries_expr",
+    "success_exit_code_expr",
+    "want_graceful_removal",
+}
 _CONDITION: Final = re.compile(
     r"(!?)\s*(?:(defined)\s+(\S+)|(version)\s*(\S+)\s*(\S+)|(.*))$", re.I
 )
