@@ -1320,7 +1320,24 @@ class HtcondorWriter:
             return
         self.native(key, value, path)
 
+    def verbatim(self) -> None:
+        """`extensions.htcondor.verbatim`: `include` lines and `if` blocks the reader kept as
+        written, just before the queue statement. A block holding a `queue` statement (or
+        not ending its `if`) would change what is queued: E140."""
+        for i, block in enumerate(self.ext.verbatim or []):
+            path = f"spec.extensions.htcondor.verbatim[{i}]"
+            lines = block.splitlines()
+            opened = sum(bool(re.match(r"[ \t]*if\b(?![ \t]*=)", ln, re.I)) for ln in lines)
+            closed = sum(bool(re.match(r"[ \t]*endif[ \t]*$", ln, re.I)) for ln in lines)
+            if opened != closed or any(
+                re.match(r"[ \t]*queue\b(?![ \t]*=)", ln, re.I) for ln in lines
+            ):
+                self.unwritable(path, "a kept statement", "holds `queue` or an unclosed `if`")
+                continue
+            self.out.queue += lines
+
     def queue(self) -> None:
+        self.verbatim()
         arr = self.spec.array
         throttle = None
         if arr is not None:

@@ -769,7 +769,8 @@ _ALL: Final[tuple[Code, ...]] = (
         "The submit file takes statements from another file or from a command's output "
         "(`include : FILE`, `include : CMD |`), or queue items from a file or a command "
         "(`queue x from items.txt`, `queue from seq 1 10 |`). bammmc reads only the file it "
-        "is given and never runs a command.",
+        "is given and never runs a command. The statement is kept as written for an HTCondor "
+        "target (`extensions.htcondor.verbatim`, `extensions.htcondor.queue`).",
         "Reading other files or running commands while converting would make the result "
         "depend on the machine that converts, and running commands from a job file is unsafe.",
         "Paste the included statements, or write the items into the file: `queue x from ( … )`.",
@@ -782,7 +783,9 @@ _ALL: Final[tuple[Code, ...]] = (
         "an `if` that depends on values known only when the job is submitted",
         "The condition of an `if`/`elif` uses the HTCondor version, the environment, or a "
         "macro the file does not define. bammmc takes the condition as false and reads the "
-        "`else` branch, if any.",
+        "`else` branch, if any; the whole block is kept as written "
+        "(`extensions.htcondor.verbatim`), so an HTCondor target gets it back for "
+        "condor_submit to decide.",
         "Which branch applies is decided by condor_submit on the submitting machine, so the "
         "converted job may differ from what is submitted there.",
         "Keep only the branch you mean, or define the macro in the file.",

@@ -121,6 +121,9 @@ class SubmitFile:
     commands: dict[str, Occurrence] = field(default_factory=dict)
     #: `queue` statements whose arguments could not be read (E020)
     unreadable_queues: int = 0
+    #: statements kept as written: `include` lines, `if` blocks only the submitting machine
+    #: decides (before the first `queue`)
+    verbatim: list[str] = field(default_factory=list)
 
 
 def sniff(text: str) -> bool:
@@ -153,8 +156,7 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
     except UnexpectedInput as exc:  # pragma: no cover - the line grammar accepts every text
         reporter.report("E020", f"cannot read the submit file: {exc}")
         return result
-    # `if` blocks: a stack of (taking this branch, some branch already taken, parent active)
-    stack: list[tuple[bool, bool, bool, Span]] = []
+    stack: list[_Block] = []
     tokens = list(tree.children)
     i = 0
     while i < len(tokens):
@@ -169,7 +171,7 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
         lead = len(raw) - len(raw.lstrip())
         body = _join_continuations(raw.strip()) if kind == "STATEMENT" else raw.strip()
         where = _span(file, line, lead + 1, len(raw.strip().split("\n")[0]), start + lead)
-        active = all(s[0] for s in stack)
+        active = all(block.taking for block in stack)
         try:
             stmt = parser("htcondor", "statement").parse(
                 body if kind == "STATEMENT" else body.split("\n", 1)[0]
@@ -188,7 +190,10 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
             continue
         rule = stmt.data
         if rule in ("if_", "elif_", "else_", "endif"):
-            _conditional(rule, stmt, stack, table, where, reporter)
+            end = tok.end_pos or start  # type: ignore[union-attr]
+            kept = _conditional(rule, stmt, stack, table, where, reporter, start + lead, end)
+            if kept is not None and not result.queues:
+                result.verbatim.append(text[kept[0] : kept[1]])
             continue
         if not active:
             if rule == "multi":  # skip its lines too
@@ -243,9 +248,14 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
                 "W421",
                 "`include` is not followed: bammmc reads no other file and runs no command",
                 where,
-                notes=("the commands it would add are not in the converted job",),
+                notes=(
+                    "the commands it would add are not in the converted job; the line is kept "
+                    "as written for HTCondor",
+                ),
                 help="paste the included commands into the submit file",
             )
+            if not result.queues:
+                result.verbatim.append(body)
         elif rule == "message":
             level = body.split(":", 1)[0].strip().lower()
             if level == "error":
@@ -256,11 +266,11 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
                     notes=("condor_submit refuses the file when it reaches this line",),
                     help="remove the line or the condition that leads to it",
                 )
-    for _, _, _, opened in stack:
+    for block in stack:
         reporter.report(
             "E020",
             "`if` without `endif`",
-            opened,
+            block.opened,
             notes=("condor_submit refuses the file",),
             help="close the block with `endif`",
         )
@@ -317,19 +327,41 @@ def _skip_multi(tokens: list[Any], i: int, tag: str) -> int:
     return i
 
 
+@dataclass
+class _Block:
+    """An open `if` block."""
+
+    #: this branch is read
+    taking: bool
+    #: a branch of the block has been taken
+    taken: bool
+    #: the block is inside branches that are read
+    parent: bool
+    opened: Span
+    #: where the `if` line starts
+    start: int
+    #: a condition of the block depends on what only the submitting machine knows
+    unknown: bool = False
+
+
 def _conditional(
     rule: str,
     stmt: Tree[Any],
-    stack: list[tuple[bool, bool, bool, Span]],
+    stack: list[_Block],
     table: dict[str, Occurrence],
     where: Span,
     reporter: Reporter,
-) -> None:
+    start: int,
+    end: int,
+) -> tuple[int, int] | None:
+    """Follow `if`/`elif`/`else`/`endif`; at the `endif` of a block whose condition was
+    unknown (and that no such block encloses), its extent in the text, to keep as written."""
     if rule == "if_":
-        parent = all(s[0] for s in stack)
+        parent = all(block.taking for block in stack)
         value = _condition(str(stmt.children[0]) if stmt.children else "", table, where, reporter)
-        stack.append((parent and value, value, parent, where))
-        return
+        block = _Block(parent and bool(value), bool(value), parent, where, start, value is None)
+        stack.append(block)
+        return None
     if not stack:
         reporter.report(
             "E020",
@@ -338,24 +370,28 @@ def _conditional(
             notes=("condor_submit refuses the file",),
             help="remove it or open the block with `if`",
         )
-        return
-    _, taken, parent, opened = stack[-1]
+        return None
+    block = stack[-1]
     if rule == "endif":
         stack.pop()
+        if block.unknown and block.parent and not any(b.unknown for b in stack):
+            return block.start, end
     elif rule == "else_":
-        stack[-1] = (parent and not taken, True, parent, opened)
+        block.taking, block.taken = block.parent and not block.taken, True
+    elif not block.taken:
+        value = _condition(str(stmt.children[0]) if stmt.children else "", table, where, reporter)
+        block.unknown = block.unknown or value is None
+        block.taking, block.taken = block.parent and bool(value), bool(value)
     else:
-        value = (
-            _condition(str(stmt.children[0]) if stmt.children else "", table, where, reporter)
-            if not taken
-            else False
-        )
-        stack[-1] = (parent and value and not taken, taken or value, parent, opened)
+        block.taking = False
+    return None
 
 
-def _condition(text: str, table: dict[str, Occurrence], where: Span, reporter: Reporter) -> bool:
+def _condition(
+    text: str, table: dict[str, Occurrence], where: Span, reporter: Reporter
+) -> bool | None:
     """An `if` condition (htcondor.md §5), evaluated as condor_submit would where the file
-    alone decides it; otherwise false, with a W422."""
+    alone decides it; otherwise ``None`` (read as false), with a W422."""
     match = _CONDITION.match(text.strip())
     assert match is not None  # the last alternative matches anything
     negate = match.group(1) == "!"
@@ -365,11 +401,12 @@ def _condition(text: str, table: dict[str, Occurrence], where: Span, reporter: R
         reporter.report(
             "W422",
             f"`if version {match.group(5)} {match.group(6)}` depends on the HTCondor version "
-            "that reads the file; bammmc takes it as false",
+            "that reads the file; bammmc reads it as false and keeps the block as written "
+            "for HTCondor",
             where,
             help="keep only the branch meant for your HTCondor version",
         )
-        return False
+        return None
     else:
         value = match.group(7).strip()
         expanded = Macros(table).expand(value)
@@ -377,12 +414,13 @@ def _condition(text: str, table: dict[str, Occurrence], where: Span, reporter: R
             reporter.report(
                 "W422",
                 f"the condition `{value}` depends on values only known when the job is "
-                "submitted; bammmc takes it as false",
+                "submitted; bammmc reads it as false and keeps the block as written for "
+                "HTCondor",
                 where,
                 notes=(f"unknown: {', '.join(sorted(expanded.unknown))}",),
                 help="keep only the branch you mean",
             )
-            return False
+            return None
         word = expanded.text.strip().lower()
         if word in ("true", "yes", "1"):
             result = True

@@ -575,6 +575,9 @@ class HtcondorExt(Ext):
     macros: dict[str, str] | None = None
     #: every other submit command, name as written -> value as written
     commands: dict[str, str] | None = None
+    #: statements kept as written: `include` lines and `if` blocks whose condition only the
+    #: submitting machine decides (written just before `queue`)
+    verbatim: list[str] | None = None
 
 
 class FluxSymbolicDependency(Ext):

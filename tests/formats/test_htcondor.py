@@ -193,6 +193,23 @@ READ = [
         "if false\nrequest_cpus = 2\nelif true\nrequest_cpus = 5\nendif",
         spec(resources={"cpusPerTask": 5}),
     ),
+    # a block only the submitting machine decides is read as false, and kept as written
+    (
+        "if $(USE_GPU)\n  request_gpus = 1\nelse\n  request_cpus = 2\nendif",
+        spec(
+            resources={"cpusPerTask": 2},
+            extensions={
+                "htcondor": {
+                    "verbatim": [
+                        "if $(USE_GPU)\n  request_gpus = 1\nelse\n  request_cpus = 2\nendif"
+                    ]
+                }
+            },
+        ),
+    ),
+    ("include : common.sub", ext(verbatim=["include : common.sub"])),
+    # a count no array can carry is kept with the statement
+    ("queue 3 x from items.txt", ext(queue={"count": "3", "source": "items.txt"})),
     # multi-line values
     ("arguments @=END\n-a\n-b\n@END", spec(execution={"arguments": "-a -b"})),
     # queue forms: arrays are 0-based (pitfall 24)
@@ -380,3 +397,12 @@ def test_sniff_and_extensions() -> None:
     assert by_extension("x.sub") is not None and by_extension("x.sub").name == "htcondor"  # type: ignore[union-attr]
     fmt = detect(None, "Executable = a\nQueue 3\n", Reporter(None))
     assert fmt is not None and fmt.name == "htcondor"
+
+
+def test_kept_block_round_trips() -> None:
+    """An `if` block on a submit-time macro is written back as it was, before `queue`."""
+    text = EXE + "if $(USE_GPU)\n  request_gpus = 1\nendif\nqueue 2\n"
+    out, _ = bammmc.convert(text, "htcondor", "htcondor")
+    assert out is not None and out.endswith("if $(USE_GPU)\n  request_gpus = 1\nendif\nqueue 2\n")
+    again, _ = bammmc.parse(out, "htcondor")
+    assert again == bammmc.parse(text, "htcondor")[0]

@@ -524,9 +524,18 @@ def accepted(oracle: Any, job: Job, options: WriteOptions | None = None) -> dict
 
 
 def meant_keys(submit: Submit) -> dict[str, str]:
+    """The commands htcondor2 should see. Kept `if` blocks (`extensions.htcondor.verbatim`) are
+    left out: the ones written here test macros nobody defines, so they are false."""
     keys: dict[str, str] = {}
-    before_queue = [tuple(line.split(" = ", 1)) for line in submit.queue]
-    for key, value in [*submit.commands, *before_queue[: _first_queue(submit)]]:
+    before_queue: list[tuple[str, str]] = []
+    depth = 0
+    for line in submit.queue[: _first_queue(submit)]:
+        word = line.strip().split(" ", 1)[0].lower()
+        depth += (word == "if") - (word == "endif")
+        if depth == 0 and word != "endif":
+            key, _, value = line.partition(" = ")
+            before_queue.append((key, value))
+    for key, value in [*submit.commands, *before_queue]:
         keys["MY." + key[1:] if key.startswith("+") else key] = value
     return keys
 
@@ -932,3 +941,16 @@ def test_a_job_without_a_program_is_reported() -> None:
     files, diags = run({"resources": {"cpusPerTask": 2}})
     assert "executable" not in files[0].text
     assert [(d.code, d.field) for d in diags] == [("W201", "spec.execution")]
+
+
+@pytest.mark.parametrize(
+    "block", ["queue 5", "if $(X)\n  request_cpus = 2", "if $(X)\nqueue\nendif"]
+)
+def test_verbatim_cannot_queue_or_leave_an_if_open(block: str) -> None:
+    spec = {
+        "execution": {"executable": "/bin/app"},
+        "extensions": {"htcondor": {"verbatim": [block]}},
+    }
+    files, diags = run(spec)
+    assert ("E140", "spec.extensions.htcondor.verbatim[0]") in {(d.code, d.field) for d in diags}
+    assert files[0].text.count("queue") == 1

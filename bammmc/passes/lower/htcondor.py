@@ -27,7 +27,7 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.backends.htcondor import sandbox_name
-from bammmc.diagnostics.model import Reporter
+from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.frontends.htcondor import (
     AUTOMATIC,
@@ -188,6 +188,10 @@ def lower(
     _cluster(queue, b, reporter, indices)
     if len(submit.queues) > 1 and indices is None:
         _clusters(submit.queues, b, reporter)
+    if submit.verbatim:
+        span = queue.span or Span(line=1, column=1, end_line=1, end_column=2)
+        occ = Occurrence("verbatim", None, span, span, "verbatim")
+        b.set("spec.extensions.htcondor.verbatim", submit.verbatim, occ)
     if sum(d.is_error for d in reporter.diagnostics) > errors_before:
         return None, source_map
     job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
@@ -902,6 +906,8 @@ def _queue(queue: Queue, b: _Builder, reporter: Reporter) -> None:
             )
     if queue.mode is not None:
         ext: dict[str, Any] = {"vars": queue.vars, "mode": queue.mode}
+        if queue.count is not None and (queue.items is None or queue.slice):
+            ext["count"] = queue.count  # no array carries it
         for key in ("items", "source", "slice", "qualifier"):
             if getattr(queue, key) is not None:
                 ext[key] = getattr(queue, key)
