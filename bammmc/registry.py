@@ -101,6 +101,8 @@ FORMATS: dict[str, Format] = {
             "bammmc.backends.htcondor",
             lowering="bammmc.passes.lower.htcondor",
         ),
+        # ── Flux jobspec (the `flux` work adds its Format entry above this line) ──
+        # ── Flux batch script (the `flux-batch` work adds its Format entry above this line) ──
     )
 }
 

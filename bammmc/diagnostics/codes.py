@@ -750,6 +750,9 @@ _ALL: Final[tuple[Code, ...]] = (
         filename="job.sge",
     ),
     # ── SGE codes (the SGE work inserts its new codes above this line) ──
+    # ── Flux language codes, E150–E154 (inserted above this line) ──
+    # ── Flux jobspec codes, E155–E159 and W430–W434 (inserted above this line) ──
+    # ── Flux batch codes, E030–E034 and W435–W439 (inserted above this line) ──
     Code(
         "E023",
         "submit-error-statement",
