@@ -409,7 +409,11 @@ def _condition(
         return None
     else:
         value = match.group(7).strip()
-        expanded = Macros(table).expand(value)
+        try:
+            expanded = Macros(table).expand(value)
+        except MacroBomb as bomb:
+            too_complex(bomb, where, reporter)
+            return None
         if expanded.unknown:
             reporter.report(
                 "W422",
@@ -536,6 +540,18 @@ def split_row(row: str, count: int) -> list[str]:
 # ── macros ───────────────────────────────────────────────────────────────────────────────────
 
 
+#: the most characters the macros of one file may expand to
+MAX_EXPANSION: Final = 1_000_000
+
+
+class MacroBomb(Exception):
+    """The macros expand to more than :data:`MAX_EXPANSION` characters."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 @dataclass
 class Expanded:
     """A value with its macros resolved where the file decides them."""
@@ -561,6 +577,10 @@ class Macros:
     item_vars: frozenset[str] = frozenset()
     #: items of the current job, when one job is expanded (lower-case name -> value)
     items: dict[str, str] = field(default_factory=dict)
+    #: each macro's expansion, computed once
+    cache: dict[str, Expanded] = field(default_factory=dict)
+    #: characters produced so far (a macro that doubles itself 40 times is 2**40 of them)
+    spent: int = 0
 
     def expand(self, value: str, depth: int = 0) -> Expanded:
         from lark.exceptions import UnexpectedInput
@@ -611,8 +631,14 @@ class Macros:
             return f"$({inner})"
         occ = self.table.get(key)
         if occ is not None and depth < 32:
-            inner_value = self.expand(occ.value or "", depth + 1)
+            inner_value = self.cache.get(key)
+            if inner_value is None:
+                inner_value = self.cache[key] = self.expand(occ.value or "", depth + 1)
             out.unknown |= inner_value.unknown
+            out.needs |= inner_value.needs
+            self.spent += len(inner_value.text)
+            if self.spent > MAX_EXPANSION:
+                raise MacroBomb(key)
             return inner_value.text
         if occ is not None:  # a reference cycle: condor_submit refuses the file
             out.unknown.add(name.strip())
@@ -721,3 +747,14 @@ def _filename(letters: str, path: str) -> str:
         if "x" in letters:
             out += ext[1:] if "b" in letters and "n" not in letters else ext
     return f"{quote}{out}{quote}"
+
+
+def too_complex(bomb: MacroBomb, where: Span | None, reporter: Reporter) -> None:
+    """E006 for macros that expand past :data:`MAX_EXPANSION` characters."""
+    reporter.report(
+        "E006",
+        f"the macro `{bomb.name}` expands to more than {MAX_EXPANSION:,} characters",
+        where,
+        notes=("a macro that repeats another several times, nested, grows exponentially",),
+        help="define the value once instead of building it from repeated references",
+    )

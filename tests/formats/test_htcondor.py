@@ -406,3 +406,13 @@ def test_kept_block_round_trips() -> None:
     assert out is not None and out.endswith("if $(USE_GPU)\n  request_gpus = 1\nendif\nqueue 2\n")
     again, _ = bammmc.parse(out, "htcondor")
     assert again == bammmc.parse(text, "htcondor")[0]
+
+
+def test_macro_bomb_is_refused_quickly() -> None:
+    """40 macros each doubling the next would expand to 2**40 characters: E006, located."""
+    lines = [f"m{i} = $(m{i + 1})$(m{i + 1})" for i in range(40)]
+    text = EXE + "\n".join(lines) + "\nm40 = x\narguments = $(m0)\nqueue\n"
+    job, diags = read(text)
+    assert job is None
+    errors = [d for d in diags if d.code == "E006"]
+    assert errors and errors[0].span is not None and errors[0].span.line > 1

@@ -33,10 +33,12 @@ from bammmc.frontends.htcondor import (
     AUTOMATIC,
     EXPRESSION_COMMANDS,
     EXPRESSION_FIELDS,
+    MacroBomb,
     Macros,
     Queue,
     SubmitFile,
     has_macros,
+    too_complex,
 )
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -185,9 +187,14 @@ def lower(
     else:
         queue = submit.queues[0]
     indices = _writer_array(submit.queues)
-    _cluster(queue, b, reporter, indices)
-    if len(submit.queues) > 1 and indices is None:
-        _clusters(submit.queues, b, reporter)
+    try:
+        _cluster(queue, b, reporter, indices)
+        if len(submit.queues) > 1 and indices is None:
+            _clusters(submit.queues, b, reporter)
+    except MacroBomb as bomb:
+        occ = queue.commands.get(bomb.name)
+        too_complex(bomb, occ.span if occ else queue.span, reporter)
+        return None, source_map
     if submit.verbatim:
         span = queue.span or Span(line=1, column=1, end_line=1, end_column=2)
         occ = Occurrence("verbatim", None, span, span, "verbatim")
