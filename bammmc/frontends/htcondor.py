@@ -586,7 +586,7 @@ class Macros:
         from lark.exceptions import UnexpectedInput
 
         out = Expanded("")
-        if "$" not in value:
+        if "$" not in value or depth > 32:  # deeper: a cycle (`x = $INT(x)`), left as written
             out.text = value
             return out
         try:

@@ -104,6 +104,7 @@ READ = [
     ("notification = Always", ext(notification="Always")),
     ("priority = 1000", spec(schedule={"priority": 1000})),
     ("priority = -1000", spec(schedule={"priority": 0})),
+    ("priority = 5000", ext(commands={"priority": "5000"})),
     ("hold = True", spec(schedule={"hold": True})),
     (
         "max_retries = 3\nsuccess_exit_code = 2",
@@ -163,6 +164,8 @@ READ = [
     ("m = 4\nrequest_cpus = $(m)\nm = 8", spec(resources={"cpusPerTask": 8})),
     ("request_memory = $(mem:6GB)", spec(resources={"memoryPerTask": "6Gi"})),
     ("a = x\na = $(a) y\narguments = $(a)", spec(execution={"arguments": "x y"})),
+    # a function that refers to its own macro is left as written (no endless expansion)
+    ("x = $INT(x)\narguments = $(x)", spec(execution={"arguments": "'$INT(x)'"})),
     ("arguments = $(DOLLAR)HOME", spec(execution={"arguments": "'$HOME'"})),
     (
         "f = /a/b/c.dat\narguments = $Fnx(f) $Fn(/a/b/c.dat)",
@@ -308,6 +311,9 @@ DIAGNOSE = [
     ("max_retries = -1\nqueue", "E134", 2, 15),
     ('environment = "A=1 B"\nqueue', "E134", 2, 15),
     ("args = a\narguments = b\nqueue", "W407", 2, 1),
+    ("queue 99999999999999999999999", "E134", 2, 1),
+    ("queue -3", "E020", 2, 1),
+    ("deferral_time = 99999999999999999999\nqueue", "E134", 2, 17),
     ("request_memry = 4G\nqueue", "W425", 2, 1),
 ]
 

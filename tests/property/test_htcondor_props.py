@@ -135,3 +135,80 @@ def test_new_argument_syntax_round_trips(args: list[str]) -> None:
 def test_any_text_reads_without_a_traceback(text: str) -> None:
     job, diags = bammmc.parse("executable = x\n" + text, "htcondor")
     assert job is not None or any(d.is_error for d in diags)
+
+
+COMMANDS = st.sampled_from(
+    [
+        "executable",
+        "arguments",
+        "request_memory",
+        "request_disk",
+        "request_cpus",
+        "priority",
+        "deferral_time",
+        "allowed_job_duration",
+        "max_materialize",
+        "machine_count",
+        "universe",
+        "environment",
+        "getenv",
+        "notification",
+        "output",
+        "transfer_output_remaps",
+        "transfer_input_files",
+        "hold",
+        "requirements",
+        "+A",
+        "MY.B",
+        "concurrency_limits",
+        "docker_image",
+        "batch_name",
+        "x",
+    ]
+)
+VALUES = st.sampled_from(
+    [
+        "",
+        "0",
+        "-1",
+        "99999999999999999999999",
+        "1.5G",
+        "$(x)",
+        "$(y:3)",
+        "$INT(x)",
+        "$F(",
+        "$(",
+        '"',
+        "a=b;c",
+        '"a=1 b',
+        "[1:2]",
+        "$$([a])",
+        "true",
+        "1T",
+        "$(Process)",
+        "\\",
+        "{{x}}",
+        "a, b c",
+        "$SUBSTR(x, 99)",
+        "$CHOICE(9, a)",
+        "@=E",
+    ]
+)
+STATEMENTS = st.one_of(
+    st.tuples(COMMANDS, VALUES).map(lambda kv: f"{kv[0]} = {kv[1]}"),
+    st.tuples(st.sampled_from(["queue", "if", "elif", "else", "endif", "include :"]), VALUES).map(
+        " ".join
+    ),
+)
+
+
+@SETTINGS
+@given(st.lists(STATEMENTS, min_size=1, max_size=8))
+def test_odd_statements_never_crash(statements: list[str]) -> None:
+    """Odd values for real commands (huge numbers, broken macros, self references, quotes):
+    read, and written to three targets, without a traceback."""
+    job, diags = bammmc.parse("\n".join(statements) + "\n", "htcondor")
+    assert job is not None or any(d.is_error for d in diags)
+    if job is not None:
+        for target in ("htcondor", "slurm", "splat"):
+            bammmc.emit(job, target)

@@ -44,7 +44,16 @@ from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.ir.values import (
+    Count,
+    Cpu,
+    DateTime,
+    Duration,
+    IndexSpec,
+    Size,
+    Template,
+    ValueSyntaxError,
+)
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: size commands -> their unit when no unit is written (htcondor.md §3.3)
@@ -345,7 +354,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
             occ = Occurrence("queue", queue.args, queue.span, queue.span, "queue")
             b.set("spec.array.indices", indices, occ)
         else:
-            _queue(queue, b, reporter)
+            with contextlib.suppress(Invalid):  # reported
+                _queue(queue, b, reporter)
     if attributes:
         b.set("spec.extensions.htcondor.attributes", attributes, next(iter(table.values())))
     if macros_kept and first is not None:
@@ -625,6 +635,8 @@ def _command(
         b.set("spec.notifications.email", value.strip(), occ)
     elif name == "priority":
         native = _int(value, occ, reporter)
+        if not -1000 <= native <= 1000:
+            return False  # any integer orders the user's jobs; beyond the band: kept as written
         b.set("spec.schedule.priority", from_native(native, "htcondor", b.band), occ)
     elif name == "hold":
         b.set("spec.schedule.hold", _bool(value, occ, reporter), occ)
@@ -675,7 +687,16 @@ def _command(
         text = value.strip()
         if not re.fullmatch(r"[0-9]+", text):
             return False
-        when = dt.datetime.fromtimestamp(int(text), dt.UTC)
+        try:
+            when = dt.datetime.fromtimestamp(int(text), dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            reporter.report(
+                "E134",
+                f"`deferral_time = {text}` is not a time: seconds since 1970 up to year 9999",
+                occ.value_span or occ.span,
+                help="write the Unix time of the start, e.g. `$(date +%s -d 'tomorrow 8:00')`",
+            )
+            raise Invalid from None
         b.set("spec.schedule.beginAfter", DateTime.parse(when.strftime("%Y-%m-%dT%H:%M:%SZ")), occ)
     elif name == "should_transfer_files":
         policy = TRANSFER_POLICY.get(value.strip().lower())
@@ -924,4 +945,14 @@ def _queue(queue: Queue, b: _Builder, reporter: Reporter) -> None:
     if jobs is not None and jobs > 1 and (queue.mode is None or queue.items is not None):
         if queue.slice and queue.items is not None:
             return  # the slice picks items: the jobs are the items it selects (kept as written)
-        b.set("spec.array.indices", IndexSpec.parse(f"0-{jobs - 1}"), occ)
+        try:
+            indices = IndexSpec.parse(f"0-{jobs - 1}")
+        except ValueSyntaxError as exc:
+            reporter.report(
+                "E134",
+                f"`queue {queue.args.strip()}` makes {jobs:,} jobs: {exc.message}",
+                queue.span,
+                help="queue fewer jobs",
+            )
+            raise Invalid from None
+        b.set("spec.array.indices", indices, occ)
