@@ -383,6 +383,7 @@ def convert_cmd(
                 sge_memory_resource=sge_memory_resource,
                 band=band,
                 script_stem=stem or "job",
+                flux_json=to_file and (output or "").lower().endswith(".json"),
             ),
         )
         pieces.append(files[0].text)

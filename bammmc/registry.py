@@ -101,6 +101,14 @@ FORMATS: dict[str, Format] = {
             "bammmc.backends.htcondor",
             lowering="bammmc.passes.lower.htcondor",
         ),
+        Format(
+            "flux",
+            "Flux jobspec, YAML or JSON (canonical RFC 14 and V1 RFC 25)",
+            (".jobspec.yaml", ".jobspec.yml", ".jobspec.json", ".jobspec"),
+            "bammmc.frontends.flux",
+            "bammmc.backends.flux",
+            lowering="bammmc.passes.lower.flux",
+        ),
         # ── Flux jobspec (the `flux` work adds its Format entry above this line) ──
         # ── Flux batch script (the `flux-batch` work adds its Format entry above this line) ──
     )

@@ -33,3 +33,5 @@ class WriteOptions:
     #: the main output's file name without its extension: extra files are named after it
     #: (`-o out.sub` -> `out.sh`, which the submit file names as its `executable`)
     script_stem: str = "job"
+    #: write a Flux jobspec as JSON, not YAML (`-o x.jobspec.json`)
+    flux_json: bool = False

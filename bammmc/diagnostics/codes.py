@@ -751,6 +751,81 @@ _ALL: Final[tuple[Code, ...]] = (
     ),
     # ── SGE codes (the SGE work inserts its new codes above this line) ──
     # ── Flux language codes, E150–E154 (inserted above this line) ──
+    Code(
+        "E155",
+        "duplicate-label",
+        "two resource vertices of a Flux jobspec with the same label",
+        "A `label` names a vertex of the jobspec's resource graph (a task names its slot by "
+        "it). RFC 14 requires labels to be unique within the jobspec.",
+        "With two vertices of one label, a task's `slot` could mean either; Flux refuses it.",
+        "Rename one of the two labels (and the task's `slot` if it meant that one).",
+        "version: 1\nresources:\n  - type: slot\n    count: 1\n    label: task\n    with:\n"
+        "      - type: slot\n        count: 1\n        label: task\n        with:\n"
+        "          - {type: core, count: 1}\ntasks:\n  - command: [app]\n    slot: task\n"
+        "    count: {per_slot: 1}\nattributes:\n  system: {duration: 60}\n",
+        filename="job.jobspec.yaml",
+    ),
+    Code(
+        "E156",
+        "task-count-form",
+        "a Flux task count without exactly one of `per_slot`, `per_resource`, `total`",
+        "A jobspec task's `count` says how many tasks run: one per slot (`per_slot: N`), per "
+        "resource of a type (`per_resource: {type, count}`), or in all (`total: N`). It must "
+        "hold exactly one of them.",
+        "Flux's validator refuses an empty count or one with two forms: the two would "
+        "disagree on the number of tasks.",
+        "Keep one form: `count: {per_slot: 1}` runs one task in each slot.",
+        "version: 1\nresources:\n  - type: slot\n    count: 1\n    label: task\n    with:\n"
+        "      - {type: core, count: 1}\ntasks:\n  - command: [app]\n    slot: task\n"
+        "    count: {}\nattributes:\n  system: {duration: 60}\n",
+        filename="job.jobspec.yaml",
+    ),
+    Code(
+        "W430",
+        "not-v1-jobspec",
+        "a Flux jobspec that is not V1 (RFC 25), which flux-core refuses to submit",
+        "The jobspec is not `version: 1`, or breaks a rule of jobspec V1 (RFC 25): exactly one "
+        "top-level `node` or `slot`, a slot holding a core and at most one gpu, fixed counts, "
+        "exactly one task counted `per_slot` or `total`, and `attributes.system.duration`. It "
+        "is a valid canonical (RFC 14) jobspec, so bammmc reads it.",
+        "flux-core's job-ingest accepts only V1 jobspecs for submission: `flux job submit` "
+        "would refuse this file.",
+        "Reshape the resources as `[node N >] slot S > core C[, gpu G]`, keep one task, and "
+        "add a `duration` (0 for none).",
+        "version: 1\nresources:\n  - type: slot\n    count: 1\n    label: task\n    with:\n"
+        "      - {type: core, count: 1}\ntasks:\n  - command: [app]\n    slot: task\n"
+        "    count: {per_slot: 1}\nattributes:\n  system: {cwd: /tmp}\n",
+        filename="job.jobspec.yaml",
+    ),
+    Code(
+        "W431",
+        "unknown-system-attribute",
+        "an `attributes.system` key that Flux does not define",
+        "The key is not one of the system attributes RFC 14 and flux-core define (`duration`, "
+        "`cwd`, `environment`, `queue`, `bank`, `project`, `dependencies`, `constraints`, "
+        "`job`, `shell`, `files`…). bammmc keeps it in `extensions.flux.system`.",
+        "RFC 14 reserves `attributes.system` for Flux; unknown keys only produce a warning, "
+        "for portability, but they are usually a typo or belong under `attributes.user`.",
+        "Fix the spelling, or move the key under `attributes.user`.",
+        "version: 1\nresources:\n  - type: slot\n    count: 1\n    label: task\n    with:\n"
+        "      - {type: core, count: 1}\ntasks:\n  - command: [app]\n    slot: task\n"
+        "    count: {per_slot: 1}\nattributes:\n  system: {duration: 60, qeue: batch}\n",
+        filename="job.jobspec.yaml",
+    ),
+    Code(
+        "W432",
+        "unknown-slot",
+        "a Flux task names a slot no resource vertex has as its label",
+        "A jobspec task's `slot` must be the `label` of a `slot` vertex of the resource "
+        "graph: the task runs in those slots.",
+        "Flux's own validators do not check it (flux-core's test corpus has such a file "
+        "among its valid ones), but a task whose slot does not exist has nowhere to run.",
+        "Set the task's `slot` to the slot vertex's label (the help lists them).",
+        "version: 1\nresources:\n  - type: slot\n    count: 1\n    label: task\n    with:\n"
+        "      - {type: core, count: 1}\ntasks:\n  - command: [app]\n    slot: tsak\n"
+        "    count: {per_slot: 1}\nattributes:\n  system: {duration: 60}\n",
+        filename="job.jobspec.yaml",
+    ),
     # ── Flux jobspec codes, E155–E159 and W430–W434 (inserted above this line) ──
     # ── Flux batch codes, E030–E034 and W435–W439 (inserted above this line) ──
     Code(

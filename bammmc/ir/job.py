@@ -591,6 +591,8 @@ class FluxEmbeddedFile(Ext, kw_only=True):
     encoding: Literal["utf-8", "base64"] | None = None
     data: str
     size: NonNegInt | None = None
+    #: the file's POSIX `st_mode` (RFC 37; bammmc addition, docs/ir.md)
+    mode: NonNegInt | None = None
 
 
 class FluxCountExpression(Ext):
@@ -613,6 +615,17 @@ class FluxExt(Ext):
     constraints_spec: dict[str, Any] | None = None
     shell_options: dict[str, Any] | None = None
     user_attributes: dict[str, Any] | None = None
+    # ── bammmc additions: jobspec parts the specification does not list (docs/ir.md) ──
+    #: the jobspec `version` when it is not 1 (canonical RFC 14 jobspecs)
+    version: PosInt | None = None
+    #: the task as written, without its `command` (`slot`, `count`, `attributes`…)
+    task: dict[str, Any] | None = None
+    #: every task as written, when the jobspec has more than one
+    tasks: list[dict[str, Any]] | None = None
+    #: `attributes.system` keys no field holds (unknown ones, `duration: 0`, `job.*` but name)
+    system: dict[str, Any] | None = None
+    #: environment variables the jobspec unsets (`NAME: null`)
+    env_unset: list[str] | None = None
 
 
 class ArmadaIngress(Ext):

@@ -1,0 +1,411 @@
+"""The Flux jobspec writer (format ``flux``): IR -> jobspec V1 (RFC 25), YAML or JSON.
+
+A job read from a jobspec is written back from what the reader kept
+(``extensions.flux.resource_graph``, ``task``, ``system``…), so ``flux -> splat -> flux`` is
+exact. Any other job gets the V1 graph ``[node N >] slot S > core C[, gpu G]`` (one slot per
+task, labelled ``task``) and one task. The script of a script-mode job is embedded as the file
+``script`` (RFC 37) and run from the job's temporary directory, so the jobspec is
+self-contained. What a jobspec cannot hold is a submission option (``--urgency``, ``--cc``):
+the writer says so (W201) with the option to use. Siblings: ``frontends/flux.py``,
+``passes/lower/flux.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from typing import Any, Final
+
+from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.splat import dump_yaml
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.job import FluxExt, Job, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import Template
+from bammmc.passes.lower.flux import SCHEMES_BACK, SCRIPT_COMMAND, to_mustache
+
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "exact (`attributes.system.job.name`)",
+    "spec.schedule.queue": "exact (`queue`)",
+    "spec.schedule.account": "exact (`bank`)",
+    "spec.schedule.project": "exact (`project`)",
+    "spec.schedule.walltime": "exact (`duration`, seconds; 0 = no limit)",
+    "spec.schedule.priority": "lost from the jobspec: a submission option "
+    "(`flux job submit --urgency=N`, 0..31 through the band)",
+    "spec.schedule.hold": "lost from the jobspec (`--urgency=hold` at submission)",
+    "spec.schedule.beginAfter": "lost (`--begin-time` at submission)",
+    "spec.resources": "exact as `[node N >] slot S > core C[, gpu G]`",
+    "spec.resources.memoryPerTask": "lost (V1 cannot express memory, pitfall 41)",
+    "spec.resources.diskPerTask": "lost",
+    "spec.resources.gpu.count": "exact (a `gpu` vertex in each slot, pitfall 20)",
+    "spec.resources.gpu.type": "lost (use constraints)",
+    "spec.execution.script": "exact (`attributes.system.files.script`, RFC 37)",
+    "spec.execution.executable": "exact (`command`)",
+    "spec.execution.workingDir": "exact (`cwd`)",
+    "spec.execution.environment": "exact (`environment`)",
+    "spec.output.stdout": "exact (`shell.options.output.stdout`, `{{id}}` templates)",
+    "spec.output.stderr": "exact (`shell.options.output.stderr`)",
+    "spec.dependencies": "exact (RFC 26 `dependencies`)",
+    "spec.placement.constraint": "approximated (`constraints.properties`, split on `&`)",
+    "spec.placement.exclusive": "exact (`exclusive` on the node vertex)",
+    "spec.array": "lost from the jobspec (`flux submit --cc=IDSET`, `{{cc}}`/`FLUX_JOB_CC`; "
+    "no throttle)",
+    "spec.extensions.flux": "exact",
+}
+
+#: fields a jobspec has no place for (beyond the ones every script scheduler lacks)
+UNSUPPORTED: Final = (
+    *UNSUPPORTED_EVERYWHERE,
+    "spec.schedule.qos",
+    "spec.schedule.reservation",
+    "spec.schedule.deadline",
+    "spec.schedule.walltimeMin",
+    "spec.schedule.signalBeforeEnd",
+    "spec.schedule.partition",
+    "spec.resources.memoryPerTask",
+    "spec.resources.diskPerTask",
+    "spec.resources.genericResources",
+    "spec.resources.gpu.type",
+    "spec.resources.gpu.memory",
+    "spec.resources.gpu.fraction",
+    "spec.resources.gpu.migProfile",
+    "spec.execution.container",
+    "spec.execution.stdin",
+    "spec.execution.environment.secrets",
+    "spec.execution.environment.configMaps",
+    "spec.execution.environment.inheritFromSubmitter",
+    "spec.output.openMode",
+    "spec.notifications",
+    "spec.lifecycle.requeueOnFailure",
+    "spec.fileStaging.inputs",
+    "spec.fileStaging.outputs",
+    "spec.fileStaging.embeddedFiles",
+    "spec.fileStaging.checkpointFiles",
+    "spec.fileStaging.transferPolicy",
+    "spec.placement.topologySpread",
+    "spec.placement.topology",
+    "spec.placement.groupBy",
+    "spec.placement.prefer",
+)
+
+
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
+    writer = FluxWriter(job, reporter or Reporter(None), options or WriteOptions())
+    doc = writer.jobspec()
+    if writer.options.flux_json:
+        return [OutputFile(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")]
+    return [OutputFile(dump_yaml(doc))]
+
+
+class FluxWriter:
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
+        self.job = job
+        self.spec = job.spec or Spec()
+        ext = self.spec.extensions
+        self.flux = (ext.flux if ext is not None else None) or FluxExt()
+        self.reporter = reporter
+        self.options = options
+
+    def lost(self, path: str, why: str, help: str | None = None) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed in a Flux jobspec and was dropped",
+            notes=(why,),
+            field=path,
+            help=help or "keep it elsewhere, or convert to a scheduler that has it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for Flux: {how}",
+            field=path,
+            help="check the converted jobspec",
+        )
+
+    # ── the document ─────────────────────────────────────────────────────────────────────
+
+    def jobspec(self) -> dict[str, Any]:
+        report_unsupported(self, self.job, UNSUPPORTED, "a Flux jobspec")
+        report_foreign(self, self.spec, ("flux",))
+        system = self.system()
+        resources, label = self.resources()
+        tasks = self.tasks(label, "files" in system and "script" in system["files"])
+        attributes: dict[str, Any] = {"system": system} if system else {}
+        if self.flux.user_attributes is not None:
+            attributes["user"] = self.flux.user_attributes
+        self.submission_options()
+        return {
+            "version": self.flux.version or 1,
+            "resources": resources,
+            "tasks": tasks,
+            "attributes": attributes,
+        }
+
+    def resources(self) -> tuple[list[dict[str, Any]], str]:
+        if self.flux.resource_graph is not None:
+            return self.flux.resource_graph, "task"
+        r = self.spec.resources
+        tasks = (r.tasks if r else None) or 1
+        nodes = r.nodes if r else None
+        cores = 1
+        if r is not None and r.cpus_per_task is not None:
+            cores = math.ceil(r.cpus_per_task.cores)
+            if not r.cpus_per_task.whole:
+                self.approximated("spec.resources.cpusPerTask", f"rounded up to {cores} cores")
+        gpus = 0
+        if r is not None and r.gpu is not None and r.gpu.count is not None:
+            count = r.gpu.count
+            gpus = math.ceil(count.amount)
+            if count.scope not in (None, "task") or gpus != count.amount:
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"{gpus} GPUs in each task's slot (Flux `-g` is per slot, pitfall 20)",
+                )
+        inner: list[dict[str, Any]] = [{"type": "core", "count": cores}]
+        if gpus:
+            inner.append({"type": "gpu", "count": gpus})
+        per_node = r.tasks_per_node if r else None
+        if nodes is None:
+            if self.spec.placement is not None and self.spec.placement.exclusive:
+                self.lost("spec.placement.exclusive", "Flux slots are exclusive; nodes need `-N`")
+            if per_node is not None:
+                self.lost("spec.resources.tasksPerNode", "the jobspec has no node vertex")
+            return [{"type": "slot", "count": tasks, "label": "task", "with": inner}], "task"
+        slots = per_node or math.ceil(tasks / nodes)
+        node: dict[str, Any] = {
+            "type": "node",
+            "count": nodes,
+            "with": [{"type": "slot", "count": slots, "label": "task", "with": inner}],
+        }
+        if self.spec.placement is not None and self.spec.placement.exclusive:
+            # RFC 25's text allows it, but Flux's V1 schema does not (flux.md §2)
+            self.lost(
+                "spec.placement.exclusive",
+                "Flux's V1 schema has no `exclusive` on the node vertex",
+                help="submit with `flux submit --exclusive`",
+            )
+        self._total = None if slots * nodes == tasks else tasks
+        return [node], "task"
+
+    def tasks(self, label: str, script: bool) -> list[dict[str, Any]]:
+        if self.flux.tasks is not None:
+            return self.flux.tasks
+        ex = self.spec.execution
+        command: list[str]
+        if ex is not None and ex.executable:
+            command = [ex.executable, *shlex.split(ex.arguments or "")]
+        elif script:
+            command = list(SCRIPT_COMMAND)
+        else:
+            self.reporter.report(
+                "W201",
+                "the job runs no program: the jobspec's command is `true`",
+                field="spec.execution",
+                help="set `execution.executable` or `execution.script`",
+            )
+            command = ["true"]
+        if self.flux.task is not None:
+            return [{"command": command, **self.flux.task}]
+        total = getattr(self, "_total", None)
+        count = {"total": total} if total else {"per_slot": 1}
+        return [{"command": command, "slot": label, "count": count}]
+
+    def system(self) -> dict[str, Any]:
+        s = self.spec
+        kept = dict(self.flux.system or {})
+        out: dict[str, Any] = {}
+        walltime = s.schedule.walltime if s.schedule else None
+        if walltime is not None and walltime.seconds is not None:
+            raw = kept.get("duration")
+            out["duration"] = (
+                raw
+                if isinstance(raw, float) and math.ceil(raw) == walltime.seconds
+                else walltime.seconds
+            )
+        elif "duration" in kept:
+            out["duration"] = kept["duration"]
+        elif (self.flux.version or 1) == 1:
+            out["duration"] = 0
+        kept.pop("duration", None)
+        if self.flux.preemptible_after is not None:
+            out["preemptible-after"] = self.flux.preemptible_after
+        ex = s.execution
+        env: dict[str, Any] = {}
+        if ex is not None and ex.environment is not None and ex.environment.vars:
+            env.update(ex.environment.vars)
+        for name in self.flux.env_unset or []:
+            env[name] = None
+        if env:
+            out["environment"] = env
+        if ex is not None and ex.working_dir:
+            out["cwd"] = ex.working_dir
+        sched = s.schedule
+        if sched is not None and sched.queue:
+            out["queue"] = sched.queue
+        bank = self.flux.bank or (sched.account if sched else None)
+        if bank:
+            out["bank"] = bank
+        if sched is not None and sched.project:
+            out["project"] = sched.project
+        deps = self.dependencies()
+        if deps:
+            out["dependencies"] = deps
+        constraints = self.constraints()
+        if constraints is not None:
+            out["constraints"] = constraints
+        job = dict(kept.pop("job", {}) or {})
+        if self.job.metadata is not None and self.job.metadata.name:
+            job = {"name": self.job.metadata.name, **job}
+        if job or "job" in (self.flux.system or {}):
+            out["job"] = job
+        shell = dict(kept.pop("shell", {}) or {})
+        options = self.shell_options()
+        if options is not None:
+            shell["options"] = options
+        if shell:
+            out["shell"] = shell
+        files = self.files()
+        if files:
+            out["files"] = files
+        out.update(kept)
+        return out
+
+    def dependencies(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for dep in self.spec.dependencies or []:
+            if dep.scheme is None or dep.value is None:
+                self.lost("spec.dependencies", "a dependency without a scheme and value")
+                continue
+            if dep.count is not None:
+                self.lost("spec.dependencies", "Flux dependencies have no count")
+            out.append({"scheme": SCHEMES_BACK[dep.scheme], "value": dep.value})
+        for sym in self.flux.symbolic_dependencies or []:
+            entry: dict[str, Any] = {"scheme": sym.scheme, "value": sym.value}
+            if sym.type is not None:
+                entry["type"] = sym.type
+            if sym.scope is not None:
+                entry["scope"] = sym.scope
+            out.append(entry)
+        return out
+
+    def constraints(self) -> dict[str, Any] | None:
+        if self.flux.constraints_spec is not None:
+            return self.flux.constraints_spec
+        p = self.spec.placement
+        if p is None or not p.constraint:
+            return None
+        words = [w.strip() for w in p.constraint.split("&")]
+        if not all(words) or any(re.search(r"[|()!\[\]*\s]", w) for w in words):
+            self.lost(
+                "spec.placement.constraint",
+                f"`{p.constraint}` is not a list of features joined by `&`",
+            )
+            return None
+        return {"properties": words}
+
+    def shell_options(self) -> dict[str, Any] | None:
+        options = dict(self.flux.shell_options or {})
+        out = self.spec.output
+        if out is None:
+            return options if self.flux.shell_options is not None else None
+        output = dict(options.get("output") or {})
+        for stream, template in (("stdout", out.stdout), ("stderr", out.stderr)):
+            if template is None:
+                continue
+            output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
+        if out.merge_stderr and out.stderr is None and out.stdout is None:
+            self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
+        if output:
+            options["output"] = output
+        return options
+
+    def path(self, template: Template, field: str) -> str:
+        extra: dict[str, str] = {}
+        for var in template.variables():
+            if var == "array_index":
+                extra[var] = "cc"
+                self.approximated(field, "`{array_index}` is `{{cc}}` (the job's `--cc` id)")
+            elif var == "array_job_id":
+                extra[var] = "id"
+                self.approximated(field, "`{array_job_id}` is each copy's own `{{id}}`")
+            elif var == "node_hostname":
+                extra[var] = "node.name"
+                self.approximated(field, "`{node_hostname}` is `{{node.name}}`: one file per node")
+        return to_mustache(template, extra)
+
+    def files(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, f in (self.flux.embedded_files or {}).items():
+            entry: dict[str, Any] = {}
+            for key in ("mode", "encoding", "size"):
+                value = getattr(f, key)
+                if value is not None:
+                    entry[key] = value
+            entry["data"] = f.data
+            out[name] = entry
+        ex = self.spec.execution
+        if ex is not None and ex.script is not None:
+            current = out.get("script")
+            if current is None or current.get("data") != ex.script:
+                body = ex.script
+                block = compatibility_block(body, "flux", self.lost, self.approximated)
+                if block:
+                    first, nl, rest = body.partition("\n")
+                    body = first + nl + block + rest if first.startswith("#!") else block + body
+                out["script"] = {"mode": 0o100700, "encoding": "utf-8", "data": body}
+        return out
+
+    def submission_options(self) -> None:
+        s = self.spec
+        sched = s.schedule
+        if sched is not None and sched.priority is not None:
+            urgency = self.flux.urgency
+            if urgency is None:
+                urgency = max(0, min(31, to_native(sched.priority, "flux", self.options.band)))
+            self.lost(
+                "spec.schedule.priority",
+                "urgency is not part of a jobspec: it is given at submission",
+                help=f"submit with `flux job submit --urgency={urgency}`",
+            )
+        elif self.flux.urgency is not None:
+            self.lost(
+                "spec.extensions.flux.urgency",
+                "urgency is not part of a jobspec: it is given at submission",
+                help=f"submit with `flux job submit --urgency={self.flux.urgency}`",
+            )
+        if sched is not None and sched.hold:
+            self.lost(
+                "spec.schedule.hold",
+                "a jobspec cannot be held",
+                help="submit with `--urgency=hold`",
+            )
+        if sched is not None and sched.begin_after is not None:
+            self.lost(
+                "spec.schedule.beginAfter",
+                "a begin time is given at submission",
+                help=f"submit with `flux submit --begin-time='{sched.begin_after.wire()}'`",
+            )
+        if s.array is not None and s.array.indices is not None:
+            indices = s.array.indices
+            cc = ",".join(
+                f"{a}" if a == b else f"{a}-{b}" if step == 1 else f"{a}-{b}:{step}"
+                for a, b, step in indices.ranges
+            )
+            self.lost(
+                "spec.array",
+                "a jobspec is one job; Flux copies it at submission with `--cc` (each copy "
+                "sees its id as `{{cc}}` and `FLUX_JOB_CC`)",
+                help=f"submit with `flux submit --cc={cc}`",
+            )
+            if s.array.max_concurrent is not None or indices.throttle is not None:
+                self.lost("spec.array.maxConcurrent", "`--cc` has no throttle")
+
+
+__all__ = ["CAPABILITIES", "FluxWriter", "write"]

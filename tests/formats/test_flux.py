@@ -1,0 +1,399 @@
+"""The Flux jobspec format (`flux`): the corpus, table-driven constructs, round trips and the
+schema oracle (Flux's own JSON schemas in ../shared/oracles/flux/ with `jsonschema`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bammmc.backends import WriteOptions
+from bammmc.diagnostics.model import Reporter
+from bammmc.frontends import flux as reader
+from bammmc.pipeline import compile_text, emit_job, get_format
+from tests.conftest import CORPUS as ALL_CORPUS
+from tests.conftest import ORACLES
+
+CORPUS = ALL_CORPUS / "flux"
+SCHEMAS = ORACLES / "flux" / "schemas"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+
+FLUX = get_format("flux")
+SPLAT = get_format("splat")
+
+
+def read(text: str, name: str = "job.jobspec.yaml") -> tuple[Any, Reporter]:
+    r = Reporter(name)
+    out = compile_text(text, FLUX, r)
+    return (out[0].job if out else None), r
+
+
+def convert(text: str, src: str, dst: str, json_out: bool = False) -> tuple[str, Reporter]:
+    r = Reporter("in")
+    out = compile_text(text, get_format(src), r)
+    assert out and out[0].job is not None, [d.message for d in r.diagnostics]
+    files = emit_job(
+        out[0].job, get_format(dst), r, out[0].source_map, WriteOptions(flux_json=json_out)
+    )
+    return files[0].text, r
+
+
+def plain(text: str) -> Any:
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+# ── the corpus ───────────────────────────────────────────────────────────────────────────
+
+#: every invalid jobspec -> (code, line) of its first error
+INVALID: dict[str, tuple[str, int]] = {
+    "attributes_bad_entry.yaml": ("E101", 17),
+    "attributes_not_mapping.yaml": ("E102", 14),
+    "attributes_null.yaml": ("E102", 14),
+    "constraints_not_object.yaml": ("E102", 17),
+    "dependencies_not_array.yaml": ("E102", 17),
+    "dependency_invalid.yaml": ("E102", 18),
+    "invalid_yaml1.yaml": ("E003", 1),
+    "missing_attributes.yaml": ("E103", 1),
+    "missing_resources.yaml": ("E103", 1),
+    "missing_tasks.yaml": ("E103", 1),
+    "missing_version.yaml": ("E103", 1),
+    "resource_count_bad_exp_min.yaml": ("E118", 5),
+    "resource_count_bad_mult_operand.yaml": ("E118", 7),
+    "resource_count_bad_operator.yaml": ("E104", 8),
+    "resource_count_bad_type.yaml": ("E102", 5),
+    "resource_count_is_zero.yaml": ("E118", 4),
+    "resource_count_max_lessthan_min.yaml": ("E118", 6),
+    "resource_count_min_is_zero.yaml": ("E118", 5),
+    "resource_count_min_not_int.yaml": ("E102", 5),
+    "resource_count_missing_min.yaml": ("E103", 5),
+    "resource_count_missing_operand.yaml": ("E103", 5),
+    "resource_count_missing_operator.yaml": ("E103", 5),
+    "resource_count_negative.yaml": ("E118", 8),
+    "resource_count_operand_is_zero.yaml": ("E118", 7),
+    "resource_count_operator_not_char.yaml": ("E104", 8),
+    "resource_count_scalar_bad_value.yaml": ("E105", 4),
+    "resource_exclusive_invalid.yaml": ("E102", 9),
+    "resource_exclusive_not_scalar.yaml": ("E102", 7),
+    "resource_id_not_scalar.yaml": ("E102", 7),
+    "resource_label_not_scalar.yaml": ("E102", 6),
+    "resource_missing_count.yaml": ("E103", 7),
+    "resource_missing_type.yaml": ("E103", 7),
+    "resource_node_with_notarray.yaml": ("E102", 5),
+    "resource_not_mapping.yaml": ("E102", 3),
+    "resource_slot_not_labelled.yaml": ("E103", 3),
+    "resource_slot_with_notarray.yaml": ("E102", 6),
+    "resource_type_not_string.yaml": ("E102", 7),
+    "resource_unit_not_scalar.yaml": ("E102", 7),
+    "resources_not_sequence.yaml": ("E102", 3),
+    "task_command_array_notstring.yaml": ("E102", 10),
+    "task_command_not_array.yaml": ("E102", 10),
+    "task_command_zero_length_array.yaml": ("E103", 10),
+    "task_count_empty.yaml": ("E156", 12),
+    "task_count_not_mapping.yaml": ("E102", 12),
+    "task_count_per_slot_zero.yaml": ("E118", 16),
+    "task_count_total_and_per_slot.yaml": ("E156", 13),
+    "task_count_total_zero.yaml": ("E118", 16),
+    "task_missing_command.yaml": ("E103", 10),
+    "task_missing_count.yaml": ("E103", 10),
+    "task_missing_slot.yaml": ("E103", 10),
+    "task_not_mapping.yaml": ("E102", 10),
+    "tasks_not_sequence.yaml": ("E102", 10),
+    "version_bad_number.yaml": ("E102", 1),
+    "version_is_zero.yaml": ("E118", 1),
+    "version_not_scalar.yaml": ("E102", 2),
+}
+
+#: invalid as V1: an error when not even canonical, else W430 (flux-core refuses to submit it)
+INVALID_V1: dict[str, tuple[str, int]] = {
+    "core_count_invalid.yaml": ("E118", 11),
+    "duration_missing.yaml": ("W430", 1),
+    "gpu_count_invalid.yaml": ("E118", 13),
+    "node_vertex_missing_count.yaml": ("E103", 3),
+    "node_vertex_with_notarray.yaml": ("E102", 9),
+    "node_vertex_with_toomany.yaml": ("E102", 9),
+    "node_vertex_zero_count.yaml": ("E118", 4),
+    "res_type_unknown.yaml": ("W430", 1),
+    "slot_node.yaml": ("W430", 1),
+    "task_count_per_resource.yaml": ("W430", 1),
+    "version_wrong.yaml": ("W430", 1),
+    "with_toomany.yaml": ("W430", 1),
+    "with_whatnow.yaml": ("W430", 1),
+}
+
+
+def _valid_files() -> list[Path]:
+    return sorted(p for d in ("valid", "valid_v1", "valid_json") for p in (CORPUS / d).glob("*"))
+
+
+@needs_corpus
+def test_corpus_table_is_complete() -> None:
+    assert sorted(p.name for p in (CORPUS / "invalid").glob("*")) == sorted(INVALID)
+    assert sorted(p.name for p in (CORPUS / "invalid_v1").glob("*")) == sorted(INVALID_V1)
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", _valid_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_valid_corpus_reads(path: Path) -> None:
+    job, r = read(path.read_text(), str(path))
+    assert job is not None, [f"{d.code} {d.message}" for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.is_error]
+    if path.parent.name in ("valid_v1", "valid_json"):
+        assert not [d for d in r.diagnostics if d.code == "W430"]
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_corpus_located_error(name: str) -> None:
+    job, r = read((CORPUS / "invalid" / name).read_text(), name)
+    assert job is None
+    first = next(d for d in r.diagnostics if d.is_error)
+    assert (first.code, first.span.line if first.span else None) == INVALID[name]
+    assert first.span is not None and first.span.file == name and first.help
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(INVALID_V1))
+def test_invalid_v1_corpus(name: str) -> None:
+    code, line = INVALID_V1[name]
+    job, r = read((CORPUS / "invalid_v1" / name).read_text(), name)
+    hit = next(d for d in r.diagnostics if d.code == code)
+    assert hit.span is not None and hit.span.line == line
+    assert (job is None) == code.startswith("E")
+
+
+@needs_corpus
+def test_corpus_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    valid = _valid_files()
+    accepted = sum(read(p.read_text(), p.name)[0] is not None for p in valid)
+    rejected = sum(read((CORPUS / "invalid" / n).read_text(), n)[0] is None for n in INVALID)
+    v1 = sum(
+        any(
+            d.code in ("W430",) or d.is_error
+            for d in read((CORPUS / "invalid_v1" / n).read_text(), n)[1].diagnostics
+        )
+        for n in INVALID_V1
+    )
+    with capsys.disabled():
+        print(
+            f"\nflux corpus: valid {accepted}/{len(valid)} accepted, invalid "
+            f"{rejected}/{len(INVALID)} rejected (located), invalid_v1 {v1}/{len(INVALID_V1)} "
+            "flagged (error or W430)"
+        )
+    assert (accepted, rejected, v1) == (len(valid), len(INVALID), len(INVALID_V1))
+
+
+# ── round trips ──────────────────────────────────────────────────────────────────────────
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", _valid_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_flux_splat_flux_exact(path: Path) -> None:
+    splat, _ = convert(path.read_text(), "flux", "splat")
+    back, _ = convert(splat, "splat", "flux")
+    assert plain(back) == plain(path.read_text())
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", _valid_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_flux_to_flux_is_stable(path: Path) -> None:
+    once, _ = convert(path.read_text(), "flux", "flux")
+    twice, _ = convert(once, "flux", "flux")
+    assert once == twice
+
+
+# ── the schema oracle ────────────────────────────────────────────────────────────────────
+
+
+def _validator(name: str) -> Any:
+    jsonschema = pytest.importorskip("jsonschema")
+    if not (SCHEMAS / name).is_file():
+        pytest.skip("Flux schemas not present")
+    schema = json.loads((SCHEMAS / name).read_text())
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def oracle_errors(text: str) -> list[str]:
+    """Flux's V1 schema (flux-core job-ingest) + bammmc's own V1 rules (W430)."""
+    v = _validator("flux-core-jobspec_v1.jsonschema")
+    errors = [e.message for e in v.iter_errors(plain(text))]
+    _, r = read(text)
+    errors += [d.message for d in r.diagnostics if d.code == "W430" or d.is_error]
+    return errors
+
+
+SCRIPTS = {
+    "slurm-basic": "#!/bin/bash\n#SBATCH -J train\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=4\n"
+    "#SBATCH -c 2\n#SBATCH -t 1:00:00\n#SBATCH -p batch\n#SBATCH -A proj\n"
+    "#SBATCH -o out-%j.log\n#SBATCH --gpus-per-task=1\nsrun ./app\n",
+    "slurm-array": "#!/bin/bash\n#SBATCH --array=1-10%2\n#SBATCH --priority=5\n"
+    "#SBATCH --mem=4G\n#SBATCH -D /scratch\n#SBATCH --export=NONE,A=1\n"
+    "echo $SLURM_ARRAY_TASK_ID\n",
+    "slurm-deps": "#!/bin/bash\n#SBATCH -d afterok:123:456\n#SBATCH -n 3\n#SBATCH -C ssd&gpu\n"
+    "#SBATCH --exclusive\n#SBATCH -N 1\nhostname\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+@pytest.mark.parametrize("json_out", [False, True])
+def test_writer_output_validates(name: str, json_out: bool) -> None:
+    text, _ = convert(SCRIPTS[name], "slurm", "flux", json_out)
+    if json_out:
+        json.loads(text)
+    assert oracle_errors(text) == []
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    "path",
+    sorted((CORPUS / "valid_v1").glob("*")) + sorted((CORPUS / "valid_json").glob("*")),
+    ids=lambda p: p.name,
+)
+def test_v1_corpus_rewritten_validates(path: Path) -> None:
+    text, _ = convert(path.read_text(), "flux", "flux")
+    assert oracle_errors(text) == []
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(INVALID_V1))
+def test_own_v1_rules_agree_with_schema(name: str) -> None:
+    """Each invalid_v1 file fails Flux's V1 schema, and bammmc flags it too."""
+    text = (CORPUS / "invalid_v1" / name).read_text()
+    v = _validator("flux-core-jobspec_v1.jsonschema")
+    assert list(v.iter_errors(plain(text)))
+    assert oracle_errors(text)
+
+
+# ── constructs ───────────────────────────────────────────────────────────────────────────
+
+BASE = (
+    "version: 1\nresources:\n  - type: node\n    count: 2\n    with:\n      - type: slot\n"
+    "        count: 4\n        label: task\n        with:\n          - {type: core, count: 2}\n"
+    "          - {type: gpu, count: 1}\ntasks:\n  - command: [./app, --flag, 'two words']\n"
+    "    slot: task\n    count: {per_slot: 1}\nattributes:\n  system:\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("system", "check"),
+    [
+        ("    duration: 3600\n", lambda j: j.spec.schedule.walltime.seconds == 3600),
+        ("    duration: 0\n", lambda j: j.spec.extensions.flux.system == {"duration": 0}),
+        (
+            "    duration: 60\n    cwd: /home/me\n",
+            lambda j: j.spec.execution.working_dir == "/home/me",
+        ),
+        ("    duration: 60\n    queue: batch\n", lambda j: j.spec.schedule.queue == "batch"),
+        ("    duration: 60\n    bank: b1\n", lambda j: j.spec.schedule.account == "b1"),
+        ("    duration: 60\n    project: p\n", lambda j: j.spec.schedule.project == "p"),
+        ("    duration: 60\n    job: {name: train}\n", lambda j: j.metadata.name == "train"),
+        (
+            "    duration: 60\n    environment: {A: '1', B: null}\n",
+            lambda j: (
+                j.spec.execution.environment.vars == {"A": "1"}
+                and j.spec.extensions.flux.env_unset == ["B"]
+            ),
+        ),
+        (
+            "    duration: 60\n    shell: {options: {output: {stdout: "
+            "{type: file, path: 'o-{{id}}.out'}}}}\n",
+            lambda j: j.spec.output.stdout.wire() == "o-{job_id}.out",
+        ),
+        (
+            "    duration: 60\n    dependencies: [{scheme: afterok, value: f2oLk}]\n",
+            lambda j: j.spec.dependencies[0].scheme == "afterok",
+        ),
+        (
+            "    duration: 60\n    dependencies: [{scheme: string, value: x, type: in}]\n",
+            lambda j: j.spec.extensions.flux.symbolic_dependencies[0].value == "x",
+        ),
+        (
+            "    duration: 60\n    constraints: {properties: [ssd]}\n",
+            lambda j: j.spec.extensions.flux.constraints_spec == {"properties": ["ssd"]},
+        ),
+        (
+            "    duration: 60\n    files: {script: {mode: 33216, encoding: utf-8, "
+            'data: "#!/bin/sh\\necho\\n"}}\n',
+            lambda j: j.spec.extensions.flux.embedded_files["script"].data == "#!/bin/sh\necho\n",
+        ),
+        (
+            "    duration: 60\n    preemptible-after: 30\n",
+            lambda j: j.spec.extensions.flux.preemptible_after == 30,
+        ),
+    ],
+)
+def test_system_attributes(system: str, check: Any) -> None:
+    text = BASE + system
+    job, r = read(text)
+    assert job is not None, [d.message for d in r.diagnostics]
+    assert check(job)
+    back, _ = convert(text, "flux", "flux")
+    assert plain(back) == plain(text)
+
+
+def test_resources_lowered() -> None:
+    job, _ = read(BASE + "    duration: 60\n")
+    res = job.spec.resources
+    assert (
+        res.nodes,
+        res.tasks,
+        res.tasks_per_node,
+        res.cpus_per_task.cores,
+        res.gpu.count.amount,
+    ) == (
+        2,
+        8,
+        4,
+        2,
+        1,
+    )
+    assert job.spec.execution.executable == "./app"
+    assert job.spec.execution.arguments == "--flag 'two words'"
+
+
+def test_json_jobspec_located_error() -> None:
+    text = '{"version": 1, "resources": [], "tasks": [], "attributes": {}}'
+    _, r = read(text, "job.jobspec.json")
+    d = next(d for d in r.diagnostics if d.is_error)
+    assert d.code == "E103" and d.span is not None and d.span.column == 29
+
+
+def test_sniff() -> None:
+    assert reader.sniff(BASE)
+    assert not reader.sniff("apiVersion: bammm.io/v1alpha1\nkind: Job\n")
+
+
+def test_slurm_to_flux_keeps_fields() -> None:
+    text, _r = convert(SCRIPTS["slurm-basic"], "slurm", "flux")
+    doc = plain(text)
+    sysattr = doc["attributes"]["system"]
+    assert sysattr["duration"] == 3600 and sysattr["queue"] == "batch" and sysattr["bank"] == "proj"
+    assert sysattr["job"] == {"name": "train"}
+    assert sysattr["shell"]["options"]["output"]["stdout"]["path"] == "out-{{id}}.log"
+    node = doc["resources"][0]
+    assert node["count"] == 2 and node["with"][0]["count"] == 4
+    assert node["with"][0]["with"] == [{"type": "core", "count": 2}, {"type": "gpu", "count": 1}]
+    assert doc["attributes"]["system"]["files"]["script"]["data"].endswith("srun ./app\n")
+
+
+def test_losses_reported() -> None:
+    _, r = convert(SCRIPTS["slurm-array"], "slurm", "flux")
+    lost = {d.field for d in r.diagnostics if d.code == "W201"}
+    assert {"spec.array", "spec.array.maxConcurrent", "spec.schedule.priority"} <= lost
+    assert any("--cc=1-10" in (d.help or "") for d in r.diagnostics)
+    assert any("memory" in (d.field or "").lower() for d in r.diagnostics)
+
+
+def test_constraints_split_on_ampersand() -> None:
+    text, _ = convert(SCRIPTS["slurm-deps"], "slurm", "flux")
+    sysattr = plain(text)["attributes"]["system"]
+    assert sysattr["constraints"] == {"properties": ["ssd", "gpu"]}
+    assert [d["value"] for d in sysattr["dependencies"]] == ["123", "456"]
+
+
+def test_flux_to_slurm() -> None:
+    text, _r = convert(BASE + "    duration: 3600\n    queue: batch\n", "flux", "slurm")
+    assert "#SBATCH --nodes=2" in text and "./app --flag 'two words'" in text
