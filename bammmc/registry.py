@@ -110,6 +110,14 @@ FORMATS: dict[str, Format] = {
             lowering="bammmc.passes.lower.flux",
         ),
         # ── Flux jobspec (the `flux` work adds its Format entry above this line) ──
+        Format(
+            "flux-batch",
+            "Flux batch script for `flux batch` (RFC 36 `#flux:` directives)",
+            (".flux",),
+            "bammmc.frontends.flux_batch",
+            "bammmc.backends.flux_batch",
+            lowering="bammmc.passes.lower.flux_batch",
+        ),
         # ── Flux batch script (the `flux-batch` work adds its Format entry above this line) ──
     )
 }

@@ -200,3 +200,45 @@ def without_site_names(script: str) -> str:
         for line in script.splitlines(keepends=True)
         if not line.startswith(tuple("#SBATCH " + n for n in SITE_NAMES))
     )
+
+
+class FluxBatchOracle:
+    """Flux's own RFC 36 directive parser (`flux/job/directives.py` of the PyPI `flux-python`
+    wheel, pinned in the `test` extra) through ../shared/oracles/flux/check-batch.py's loader,
+    in-process. ``parse(text)`` -> ``(ok, args, error)`` as check-batch.py prints them."""
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+
+    def parse(self, text: str) -> tuple[bool, list[str], str | None]:
+        import io
+
+        try:
+            # check-batch.py reads the file in text mode: universal newlines
+            result = self.parser(io.StringIO(text, newline=None))
+        except ValueError as exc:
+            return False, [], str(exc)
+        args: list[str] = []
+        for d in result.directives:
+            if getattr(d, "action", None) == "SETARGS":
+                args.extend(d.args)
+        return True, args, None
+
+
+@pytest.fixture(scope="session")
+def flux_batch_oracle() -> FluxBatchOracle:
+    """The Flux batch-script oracle; fails (not skips) when the pinned wheel is missing."""
+    import importlib.util
+
+    check = ORACLES / "flux" / "check-batch.py"
+    if not check.is_file():
+        pytest.skip(f"no Flux batch oracle at {check}")
+    spec = importlib.util.spec_from_file_location("bammmc_flux_batch_oracle", check)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        parser = module.load_parser()  # flux-python's directives.py: the test extra pins it
+    except SystemExit:
+        pytest.fail("flux-python is not installed: `pip install -e '.[test]'`")
+    return FluxBatchOracle(parser)

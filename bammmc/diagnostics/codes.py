@@ -827,6 +827,87 @@ _ALL: Final[tuple[Code, ...]] = (
         filename="job.jobspec.yaml",
     ),
     # ── Flux jobspec codes, E155–E159 and W430–W434 (inserted above this line) ──
+    Code(
+        "E030",
+        "flux-sentinel-changed",
+        "a Flux directive whose sentinel differs from the first directive's",
+        "RFC 36: every directive of a file uses exactly the same sentinel, the comment prefix "
+        "and the tag (`flux:` or `FLUX:`) as the first directive wrote them. This one differs "
+        "(`#flux:` after `#FLUX:`, or `#flux:` after `# flux:`).",
+        '`flux batch` refuses the script ("sentinel changed"); a different prefix is '
+        "often an attempt to comment a directive out, which RFC 36 does after the sentinel.",
+        "Write every directive with the first one's sentinel; to disable one, comment it after "
+        "the sentinel: `#FLUX: # -N8`.",
+        "#!/bin/sh\n#FLUX: -N2\n#flux: --queue=debug\nhostname\n",
+        filename="job.flux",
+    ),
+    Code(
+        "E031",
+        "flux-orphan-directive",
+        "a Flux directive after the end of the directive block",
+        "After the first directive, Flux stops reading directives at the first non-blank line "
+        "that does not start with the directives' prefix (the first command, usually). A "
+        "directive after that line is an orphan, and Flux refuses it rather than ignore it.",
+        "`flux batch` refuses the script (\"orphan 'FLUX:' detected: directives disabled "
+        'after line N"); the note names the line that ended the block.',
+        "Move the directive up into the block, before the first command.",
+        "#!/bin/sh\n#FLUX: -N2\nhostname\n#FLUX: --queue=debug\n",
+        filename="job.flux",
+    ),
+    Code(
+        "E032",
+        "flux-triple-quote",
+        "a triple-quoted Flux directive value that is not closed",
+        "RFC 36 lets a value be quoted with `\"\"\"` or `'''`; on one line it opens "
+        "and closes there, over several lines the opening and the closing triple quote each "
+        "end their line and every line between carries the sentinel. Here a triple quote is "
+        "left open, is followed by text on its line, or a multi-line value meets a line "
+        "without the sentinel.",
+        "`flux batch` refuses the script: there is no defined end of the value.",
+        "Close the value with the same triple quote at the end of a directive line.",
+        '#!/bin/sh\n#FLUX: --setattr=user.conf="""\n#FLUX: [run]\nhostname\n',
+        filename="job.flux",
+    ),
+    Code(
+        "E033",
+        "flux-unknown-directive",
+        "a Flux directive that does not start with an option",
+        "The first word of a directive must start with `-` (a `flux batch` option); an "
+        "empty directive, or one that is only a comment, does nothing. Any other word is an "
+        "unknown directive.",
+        '`flux batch` refuses the script ("Unknown directive").',
+        "Write the option (`#FLUX: -N2`), or turn the note into a comment after the sentinel "
+        "(`#FLUX: # note`).",
+        "#!/bin/sh\n#FLUX: nodes=2\nhostname\n",
+        filename="job.flux",
+    ),
+    Code(
+        "W435",
+        "flux-stray-word",
+        "`flux batch` ignores the rest of a directive after a word that is not an option",
+        "`flux batch` reads each directive line with its option parser in POSIX mode: the "
+        "first word that is not an option (or follows `--`) and everything after it on the "
+        "line become the script's name and arguments, which the command line then replaces. "
+        "An unquoted `|`, `&`, `;`, `<`, `>`, `(` or `)` is such a word: the shell-like "
+        "splitting cuts it out of a value (`--requires=a|b` is `--requires=a` `|` `b`).",
+        "What follows is silently lost, and the value before it is cut short.",
+        "Quote the value (`--requires='a|b'`), or remove the stray words.",
+        "#!/bin/sh\n#FLUX: --requires=ssd|nvme\nhostname\n",
+        filename="job.flux",
+    ),
+    Code(
+        "W436",
+        "flux-abbreviated-option",
+        "an abbreviated `flux batch` long option",
+        "The directive abbreviates a long option (`--time` for `--time-limit`, `--job` for "
+        "`--job-name`). Older `flux batch` versions accepted unique prefixes; flux-core 0.88 "
+        "turns abbreviations off (`allow_abbrev=False`). bammmc reads the full option.",
+        "The script is refused by a current Flux, and a prefix can become ambiguous when an "
+        "option is added.",
+        "Write the option in full.",
+        "#!/bin/sh\n#FLUX: --time=30\nhostname\n",
+        filename="job.flux",
+    ),
     # ── Flux batch codes, E030–E034 and W435–W439 (inserted above this line) ──
     Code(
         "E023",

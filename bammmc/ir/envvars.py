@@ -25,6 +25,8 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
         "torque": "PBS_JOBID",
         "sge": "JOB_ID",
         "lsf": "LSB_JOBID",
+        "flux-batch": "FLUX_JOB_ID",
+        "flux": "FLUX_JOB_ID",
     },
     "job_name": {
         "slurm": "SLURM_JOB_NAME",
@@ -40,6 +42,9 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
         "splat": "BAMMM_ARRAY_INDEX",
         "sge": "SGE_TASK_ID",
         "lsf": "LSB_JOBINDEX",
+        # set only under `flux submit --cc` (flux.md §9; the SPLAT table's array index)
+        "flux-batch": "FLUX_JOB_CC",
+        "flux": "FLUX_JOB_CC",
     },
     "array_job_id": {"slurm": "SLURM_ARRAY_JOB_ID", "pbs": "PBS_ARRAY_ID"},
     "submit_dir": {
@@ -61,7 +66,13 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
     "nodefile": {"pbs": "PBS_NODEFILE", "torque": "PBS_NODEFILE", "lsf": "LSB_DJOB_HOSTFILE"},
     # Grid Engine's host file has `host slots queue range` lines, not one host per line
     "pe_hostfile": {"sge": "PE_HOSTFILE"},
-    "ntasks": {"slurm": "SLURM_NTASKS", "torque": "PBS_NP", "lsf": "LSB_DJOB_NUMPROC"},
+    "ntasks": {
+        "slurm": "SLURM_NTASKS",
+        "torque": "PBS_NP",
+        "lsf": "LSB_DJOB_NUMPROC",
+        "flux-batch": "FLUX_JOB_SIZE",
+        "flux": "FLUX_JOB_SIZE",
+    },
     # LSF's host lists: one host name per slot (`LSB_HOSTS`), `host slots` pairs
     # (`LSB_MCPU_HOSTS`), and `-n MIN,MAX`'s maximum (`LSB_MAX_NUM_PROCESSORS`, the slot count
     # of a fixed `-n`); other schedulers have no such variable, so a body using them elsewhere
@@ -71,7 +82,17 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
     "max_slots": {"lsf": "LSB_MAX_NUM_PROCESSORS"},
     # Grid Engine's slots: the tasks of an MPI-style PE, the CPUs of a thread PE (docs/sge.md)
     "nslots": {"sge": "NSLOTS"},
-    "num_nodes": {"slurm": "SLURM_JOB_NUM_NODES", "torque": "PBS_NUM_NODES"},
+    "num_nodes": {
+        "slurm": "SLURM_JOB_NUM_NODES",
+        "torque": "PBS_NUM_NODES",
+        "flux-batch": "FLUX_JOB_NNODES",
+        "flux": "FLUX_JOB_NNODES",
+    },
+    # Flux's other job variables (flux.md §9): no other scheduler in the table has them
+    "job_tmpdir": {"flux-batch": "FLUX_JOB_TMPDIR", "flux": "FLUX_JOB_TMPDIR"},
+    "task_rank": {"flux-batch": "FLUX_TASK_RANK", "flux": "FLUX_TASK_RANK"},
+    "task_local_id": {"flux-batch": "FLUX_TASK_LOCAL_ID", "flux": "FLUX_TASK_LOCAL_ID"},
+    "flux_uri": {"flux-batch": "FLUX_URI", "flux": "FLUX_URI"},
 }
 
 

@@ -615,6 +615,9 @@ class FluxExt(Ext):
     constraints_spec: dict[str, Any] | None = None
     shell_options: dict[str, Any] | None = None
     user_attributes: dict[str, Any] | None = None
+    #: `flux batch` options no portable field holds, as written: long name -> values in order
+    #: ("" for a flag); bammmc addition (docs/ir.md), read and written by `flux-batch`
+    batch_options: dict[str, list[str]] | None = None
     # ── bammmc additions: jobspec parts the specification does not list (docs/ir.md) ──
     #: the jobspec `version` when it is not 1 (canonical RFC 14 jobspecs)
     version: PosInt | None = None

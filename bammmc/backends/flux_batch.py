@@ -1,0 +1,501 @@
+"""The Flux batch-script writer (format ``flux-batch``): IR -> a script for `flux batch` with
+RFC 36 `#flux:` directives.
+
+One long option per directive line, right after the `#!` line, so the directive block ends at the
+body's first command. Values are escaped for Flux's shell-like splitting (``shlex``: every space,
+quote, backslash, `#` and `();<>|&` gets a backslash), so no value can end its word, comment out
+the rest, or open a triple quote; a value with a line break is an error (E140). The script body
+follows byte for byte; a body line Flux would read as a directive is an error (E140), since Flux
+refuses orphan directives. `extensions.flux` wins over the portable field it refines, and
+`extensions.flux.batch_options` (what the reader kept as written) is written back last.
+
+Siblings: ``frontends/flux_batch.py``, ``passes/lower/flux_batch.py``,
+``backends/flux_batch_options.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Final
+
+from bammmc.backends import OutputFile, WriteOptions
+from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.container import in_container
+from bammmc.backends.flux_batch_options import OPTIONS
+from bammmc.diagnostics.model import Reporter
+from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.job import FluxExt, Job, Spec
+from bammmc.ir.priority import to_native
+from bammmc.ir.values import Duration, Template
+
+SENTINEL: Final = "#flux:"
+#: template variable -> Flux mustache template (flux.md §8.2)
+MUSTACHE: Final = {"job_id": "{{id}}", "job_name": "{{name}}"}
+#: SPLAT dependency scheme -> RFC 26 scheme (flux-core spells `after` as `afterstart`)
+DEPENDENCY_SCHEMES: Final = {
+    "afterok": "afterok",
+    "afternotok": "afternotok",
+    "afterany": "afterany",
+    "after": "afterstart",
+}
+_TRIPLE: Final = re.compile(r"""["']{3}""")
+_SPECIAL: Final = re.compile(r"""([ \t"'\\#();<>|&])""")
+_DIRECTIVE_LINE: Final = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
+_FEATURES: Final = re.compile(r"[A-Za-z0-9_.+\-]+(?:&[A-Za-z0-9_.+\-]+)*")
+
+#: IR fields written exactly, approximated, or not at all (for the fidelity pass)
+CAPABILITIES: Final[dict[str, str]] = {
+    "metadata.name": "exact (`--job-name`)",
+    "spec.schedule.queue": "exact (`--queue`)",
+    "spec.schedule.account": "exact (`--bank`)",
+    "spec.schedule.priority": "exact through the band (`--urgency`, 0..31, default 16)",
+    "spec.schedule.hold": "exact (`--urgency=hold`)",
+    "spec.schedule.walltime": "exact (`--time-limit`, a Flux Standard Duration)",
+    "spec.schedule.beginAfter": "approximated (`--begin-time`, local time of the submit host)",
+    "spec.schedule.signalBeforeEnd": "exact (`--signal=SIG@TIME`)",
+    "spec.resources.nodes": "exact (`-N`)",
+    "spec.resources.tasks": "exact (`-n` slots)",
+    "spec.resources.cpusPerTask": "exact (`-c` cores per slot)",
+    "spec.resources.gpu.count": "exact per task (`-g` GPUs per slot)",
+    "spec.resources.tasksPerNode": "approximated (`-n` = nodes × tasks per node; Flux spreads "
+    "the slots over the nodes)",
+    "spec.resources.memoryPerTask": "lost (Flux has no memory request, pitfall 41)",
+    "spec.execution.script": "exact (the body, byte for byte)",
+    "spec.execution.executable": "exact (an `exec` line)",
+    "spec.execution.workingDir": "exact (`--cwd`)",
+    "spec.execution.environment": "exact (`--env` rules; `-*` for no inheritance)",
+    "spec.execution.stdin": "exact (`--input`)",
+    "spec.output.stdout": "exact (`--output`, `{{id}}`/`{{name}}` templates)",
+    "spec.output.stderr": "exact (`--error`)",
+    "spec.dependencies": "exact (`--dependency`, RFC 26 URIs)",
+    "spec.placement.constraint": "approximated (`--requires`, RFC 35; features joined by `&`)",
+    "spec.placement.exclusive": "exact with `-N` (`--exclusive`)",
+    "spec.array": "lost (`flux batch` has no `--cc`; `flux submit --cc=IDSET` replicates a job, "
+    "`{{cc}}`/`FLUX_JOB_CC`, without a throttle)",
+    "spec.extensions.flux": "exact (bank, urgency, shell options, user attributes, the options "
+    "kept as written)",
+}
+
+#: Fields this writer reports as lost (W201) when set.
+UNSUPPORTED: Final = (
+    *UNSUPPORTED_EVERYWHERE,
+    "metadata.clientId",
+    "spec.schedule.qos",
+    "spec.schedule.partition",
+    "spec.schedule.project",
+    "spec.schedule.reservation",
+    "spec.schedule.deadline",
+    "spec.schedule.walltimeMin",
+    "spec.resources.memoryPerTask",
+    "spec.resources.diskPerTask",
+    "spec.resources.genericResources",
+    "spec.resources.gpu.type",
+    "spec.resources.gpu.memory",
+    "spec.resources.gpu.fraction",
+    "spec.resources.gpu.migProfile",
+    "spec.execution.environment.secrets",
+    "spec.execution.environment.configMaps",
+    "spec.output.openMode",
+    "spec.lifecycle.requeueOnFailure",
+    "spec.notifications",
+    "spec.fileStaging",
+    "spec.placement.topology",
+    "spec.placement.topologySpread",
+    "spec.placement.groupBy",
+    "spec.placement.prefer",
+    "spec.extensions.flux.resource_graph",
+    "spec.extensions.flux.symbolic_dependencies",
+    "spec.extensions.flux.embeddedFiles",
+    "spec.extensions.flux.preemptible_after",
+    "spec.extensions.flux.count_expression",
+    "spec.extensions.flux.constraints_spec",
+)
+
+
+def quote(value: str) -> str:
+    """A value as one shlex word that Flux's directive parser gives back exactly.
+
+    >>> quote("a b|c#d")
+    'a\\\\ b\\\\|c\\\\#d'
+    >>> quote("")
+    "''"
+    """
+    if value == "":
+        return "''"
+    return _SPECIAL.sub(r"\\\1", value)
+
+
+class FluxBatchWriter:
+    def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
+        self.job = job
+        self.reporter = reporter
+        self.options = options
+        self.lines: list[str] = []
+        #: `#flux:`, or `-- flux:` for a Lua script (whose comments start with `--`)
+        self.sentinel = SENTINEL
+        #: the `flux batch` words the directives carry, in order (for the oracle tests)
+        self.args: list[str] = []
+
+    def lost(self, path: str, why: str) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed for a Flux batch script and was dropped",
+            notes=(why,),
+            field=path,
+            help="keep the information elsewhere, or convert to a scheduler that supports it",
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated for a Flux batch script: {how}",
+            field=path,
+            help="check the converted directive",
+        )
+
+    def opt(self, name: str, value: object = None, path: str | None = None) -> None:
+        assert name in OPTIONS, name
+        if value is None or value is True:
+            self.lines.append(f"{self.sentinel} --{name}")
+            self.args.append(f"--{name}")
+            return
+        text = str(value)
+        if "\r" in text or ("\n" in text and _TRIPLE.search(text)):
+            self.reporter.report(
+                "E140",
+                f"the value of `--{name}` cannot be carried by `#flux:` lines: "
+                + (
+                    "it contains a carriage return"
+                    if "\r" in text
+                    else "it has several lines "
+                    "and holds three quotes in a row, which would end the triple-quoted block"
+                ),
+                field=path,
+                help="remove the carriage return or the quotes from the value",
+            )
+            return
+        if "\n" in text:
+            # RFC 36 multi-line value: `"""` ends the first and the last line, every line
+            # carries the sentinel, the common indent (one space) is stripped
+            last, ends = (text[:-1], True) if text.endswith("\n") else (text, False)
+            rows = last.split("\n")
+            self.lines.append(f'{self.sentinel} --{name}="""')
+            self.lines.extend(
+                f"{self.sentinel} {row}".rstrip(" ") if not row else f"{self.sentinel} {row}"
+                for row in rows[:-1]
+            )
+            if ends:
+                self.lines.append(f"{self.sentinel} {rows[-1]}")
+                self.lines.append(f'{self.sentinel} """')
+            else:
+                self.lines.append(f'{self.sentinel} {rows[-1]}"""')
+            self.args.append(f"--{name}={text}")
+            return
+        self.lines.append(f"{self.sentinel} --{name}={quote(text)}")
+        self.args.append(f"--{name}={text}")
+
+
+def fsd(seconds: int) -> str:
+    """A whole number of seconds as the shortest Flux Standard Duration: `2h`, `90m`, `45s`."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds and seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def write(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> list[OutputFile]:
+    text, _ = render(job, reporter, options)
+    return [OutputFile(text)]
+
+
+def render(
+    job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
+) -> tuple[str, list[str]]:
+    """The script and the `flux batch` words its directives carry."""
+    reporter = reporter or Reporter()
+    w = FluxBatchWriter(job, reporter, options or WriteOptions())
+    spec = job.spec or Spec()
+    ext = spec.extensions.flux if spec.extensions and spec.extensions.flux else FluxExt()
+    body, shebang = _script(spec, w)
+    w.lines.append(shebang)
+    interpreter = shebang[2:].split()
+    if interpreter and any(p.rsplit("/", 1)[-1].startswith("lua") for p in interpreter[:2]):
+        w.sentinel = "-- flux:"
+    if job.metadata and job.metadata.name is not None:
+        w.opt("job-name", job.metadata.name, "metadata.name")
+    _schedule(w, spec, ext)
+    _resources(w, spec)
+    _execution(w, spec)
+    _output(w, spec)
+    _dependencies(w, spec)
+    _placement(w, spec)
+    if spec.array is not None:
+        w.lost(
+            "spec.array",
+            "`flux batch` has no `--cc`: submit copies with `flux submit --cc=IDSET` "
+            "(`{{cc}}`, `$FLUX_JOB_CC`); Flux has no throttle (`maxConcurrent`)",
+        )
+    for key, value in (ext.shell_options or {}).items():
+        w.opt("setopt", f"{key}={json.dumps(value)}", f"spec.extensions.flux.shell_options.{key}")
+    for key, value in (ext.user_attributes or {}).items():
+        w.opt(
+            "setattr",
+            f"user.{key}={json.dumps(value)}",
+            f"spec.extensions.flux.user_attributes.{key}",
+        )
+    for name, values in (ext.batch_options or {}).items():
+        if name not in OPTIONS:
+            w.lost(f"spec.extensions.flux.batch_options.{name}", "not a `flux batch` option")
+            continue
+        for value in values:
+            w.opt(name, value if OPTIONS[name].arg != "none" else None)
+    report_unsupported(w, job, UNSUPPORTED, "flux batch")
+    if spec.extensions:
+        report_foreign(w, spec, ("flux",))
+    for match in _DIRECTIVE_LINE.finditer(body):
+        line = body.count("\n", 0, match.start()) + 1
+        reporter.report(
+            "E140",
+            f"line {line} of the script body is a Flux directive line (`{match.group(0)}`); "
+            "Flux would refuse it as an orphan after the written directives",
+            field="spec.execution.script",
+            help="change the line so that it does not start with non-word characters and "
+            "`flux:`, e.g. put a word before it",
+        )
+        break
+    if "\r\n" in body:
+        body = body.replace("\r\n", "\n")
+        w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
+    body = compatibility_block(body, "flux-batch", w.lost, w.approximated) + body
+    return "\n".join(w.lines) + "\n" + body, w.args
+
+
+def _script(spec: Spec, w: FluxBatchWriter) -> tuple[str, str]:
+    """The script body (after the shebang line) and the shebang line."""
+    import shlex
+
+    ex = spec.execution
+    shell = ex.shell if ex and ex.shell else "/bin/sh"
+    if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
+        return "", f"#!{shell}"
+    if ex.script is not None:
+        text = ex.script
+        first, rest = (
+            (text.partition("\n")[0], text.partition("\n")[2])
+            if text.startswith("#!")
+            else (f"#!{shell}", text)
+        )
+        if ex.container is not None and ex.container.image:
+            wrapped = in_container(
+                rest, first, ex.container.image, w.options.container_runtime, w.lost, w.approximated
+            )
+            if wrapped is not None:
+                return wrapped, first
+        elif ex.container is not None:
+            w.lost("spec.execution.container", "a container without an image")
+        return rest, first
+    command: list[str] = []
+    if ex.executable is not None:
+        command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+    elif ex.container is not None:
+        command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
+    if ex.container is not None and ex.container.image:
+        runtime = w.options.container_runtime
+        w.approximated(
+            "spec.execution.container.image",
+            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
+        )
+        command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+    if not command:
+        w.lost("spec.execution.container", "a container without an image or command runs nothing")
+        return "", f"#!{shell}"
+    return "exec " + " ".join(command) + "\n", f"#!{shell}"
+
+
+def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
+    sched = spec.schedule
+    if ext.bank is not None:
+        w.opt("bank", ext.bank, "spec.extensions.flux.bank")
+    elif sched is not None and sched.account is not None:
+        w.opt("bank", sched.account, "spec.schedule.account")
+    if sched is None:
+        if ext.urgency is not None:
+            w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
+        return
+    if sched.queue is not None:
+        w.opt("queue", sched.queue, "spec.schedule.queue")
+    if sched.walltime is not None:
+        seconds = sched.walltime.seconds
+        w.opt("time-limit", "inf" if seconds is None else fsd(seconds), "spec.schedule.walltime")
+    if sched.hold:
+        w.opt("urgency", "hold", "spec.schedule.hold")
+        if sched.priority is not None or ext.urgency is not None:
+            w.lost("spec.schedule.priority", "a held Flux job has urgency 0 (`hold`)")
+    elif ext.urgency is not None:
+        w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
+    elif sched.priority is not None:
+        native = to_native(sched.priority, "flux", w.options.band)
+        if native == 0:
+            native = 1  # urgency 0 would hold the job
+            w.approximated("spec.schedule.priority", "urgency 1, the lowest that still runs")
+        w.opt("urgency", native, "spec.schedule.priority")
+    if sched.begin_after is not None:
+        value = sched.begin_after.value
+        if value.tzinfo is not None:
+            import datetime as dt
+
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+            w.approximated(
+                "spec.schedule.beginAfter",
+                "written in UTC; `flux batch` reads times in the submit host's time zone",
+            )
+        w.opt("begin-time", value.strftime("%Y-%m-%d %H:%M:%S"), "spec.schedule.beginAfter")
+    sig = sched.signal_before_end
+    if sig is not None:
+        name = f"SIG{sig.name}" if sig.name else str(sig.number)
+        w.opt("signal", f"{name}@{fsd(sig.seconds)}", "spec.schedule.signalBeforeEnd")
+
+
+def _resources(w: FluxBatchWriter, spec: Spec) -> None:
+    res = spec.resources
+    nodes = res.nodes if res else None
+    tasks = res.tasks if res else None
+    if nodes is not None:
+        w.opt("nodes", nodes, "spec.resources.nodes")
+    if res is not None and res.tasks_per_node is not None:
+        if tasks is None and nodes is not None:
+            tasks = nodes * res.tasks_per_node
+            w.approximated(
+                "spec.resources.tasksPerNode",
+                f"{tasks} slots over {nodes} nodes; Flux decides how many go on each node",
+            )
+        else:
+            w.lost(
+                "spec.resources.tasksPerNode",
+                "`flux batch` spreads its slots over the nodes itself",
+            )
+    if tasks is not None:
+        w.opt("nslots", tasks, "spec.resources.tasks")
+    # without -n and -N, `flux batch` wants them on its command line (as for the script read)
+    cpus = res.cpus_per_task if res else None
+    if cpus is not None:
+        amount = cpus.cores
+        if amount == int(amount) and amount >= 1:
+            w.opt("cores-per-slot", int(amount), "spec.resources.cpusPerTask")
+        else:
+            w.lost("spec.resources.cpusPerTask", f"Flux allocates whole cores, not {amount}")
+    gpu = res.gpu if res else None
+    if gpu is not None and gpu.count is not None:
+        count = gpu.count
+        per = count.amount
+        scope = count.scope
+        if scope in ("node", "job") and tasks:
+            total = per * (nodes or 1) if scope == "node" else per
+            per = total / tasks
+            w.approximated(
+                "spec.resources.gpu.count",
+                f"{count} written as {per} per slot ({tasks} slots)",
+            )
+        elif scope not in (None, "task"):
+            w.lost("spec.resources.gpu.count", f"`{count}` has no per-slot count")
+            return
+        if per != int(per):
+            w.lost("spec.resources.gpu.count", f"Flux allocates whole GPUs, not {per} per slot")
+            return
+        w.opt("gpus-per-slot", int(per), "spec.resources.gpu.count")
+
+
+def _execution(w: FluxBatchWriter, spec: Spec) -> None:
+    ex = spec.execution
+    if ex is None:
+        return
+    if ex.working_dir is not None:
+        w.opt("cwd", ex.working_dir, "spec.execution.workingDir")
+    env = ex.environment
+    if env is not None:
+        if env.inherit_from_submitter is False:
+            w.opt("env", "-*", "spec.execution.environment.inheritFromSubmitter")
+        for key, value in (env.vars or {}).items():
+            # `$` starts a substitution in an --env rule; `$$` is a literal `$`
+            w.opt(
+                "env", f"{key}={value.replace('$', '$$')}", f"spec.execution.environment.vars.{key}"
+            )
+    if ex.stdin is not None:
+        w.opt("input", ex.stdin, "spec.execution.stdin")
+
+
+def _template(w: FluxBatchWriter, template: Template, path: str) -> str | None:
+    try:
+        return template.render(MUSTACHE)
+    except KeyError as exc:
+        w.lost(path, f"Flux has no template for `{{{exc.args[0]}}}`")
+        return None
+
+
+def _output(w: FluxBatchWriter, spec: Spec) -> None:
+    out = spec.output
+    if out is None:
+        return
+    if out.stdout is not None:
+        text = _template(w, out.stdout, "spec.output.stdout")
+        if text is not None:
+            w.opt("output", text, "spec.output.stdout")
+    if out.stderr is not None:
+        text = _template(w, out.stderr, "spec.output.stderr")
+        if text is not None:
+            w.opt("error", text, "spec.output.stderr")
+    elif out.merge_stderr is False:
+        if out.stdout is None:
+            w.opt("output", "flux-{{id}}.out", "spec.output.mergeStderr")
+        w.opt("error", "flux-{{id}}.err", "spec.output.mergeStderr")
+        w.approximated(
+            "spec.output.mergeStderr",
+            "stdout and stderr stay separate, in Flux-style default names (flux-{{id}}.err)",
+        )
+
+
+def _dependencies(w: FluxBatchWriter, spec: Spec) -> None:
+    for i, dep in enumerate(spec.dependencies or ()):
+        path = f"spec.dependencies[{i}]"
+        if dep.scheme == "singleton":
+            w.opt("dependency", "singleton", path)
+        elif dep.scheme == "begin_time" and dep.value is not None:
+            w.opt("dependency", f"begin-time:{dep.value}", path)
+        elif dep.scheme in DEPENDENCY_SCHEMES and dep.value is not None:
+            if dep.count is not None:
+                w.approximated(
+                    path, f"waiting for {dep.count} array elements becomes waiting for all"
+                )
+            w.opt("dependency", f"{DEPENDENCY_SCHEMES[dep.scheme]}:{dep.value}", path)
+        else:
+            w.lost(path, "a dependency without a scheme or a job")
+
+
+def _placement(w: FluxBatchWriter, spec: Spec) -> None:
+    pl = spec.placement
+    if pl is None:
+        return
+    if pl.constraint is not None:
+        if _FEATURES.fullmatch(pl.constraint):
+            # RFC 35: whitespace-separated terms are ANDed, the default operator is `properties`
+            w.opt("requires", " ".join(pl.constraint.split("&")), "spec.placement.constraint")
+        else:
+            w.lost(
+                "spec.placement.constraint",
+                f"`{pl.constraint}` is not a list of features joined by `&`",
+            )
+    if pl.exclusive:
+        if spec.resources is not None and spec.resources.nodes is not None:
+            w.opt("exclusive", None, "spec.placement.exclusive")
+        else:
+            w.lost("spec.placement.exclusive", "`flux batch --exclusive` needs `-N`")
+
+
+def emit_duration(d: Duration) -> str:
+    return "inf" if d.seconds is None else fsd(d.seconds)
+
+
+__all__ = ["CAPABILITIES", "FluxBatchWriter", "quote", "render", "write"]

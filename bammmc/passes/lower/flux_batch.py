@@ -1,0 +1,324 @@
+"""Lowering for ``flux-batch``: `flux batch` option occurrences -> SPLAT IR, with a source map.
+
+`flux batch` asks for an instance: `-n` slots of `-c` cores and `-g` GPUs, over `-N` nodes. SPLAT
+reads a slot as a task (its `cpusPerTask`, a per-task GPU count), which is what `--ntasks` and
+`--cpus-per-task` mean to the other script schedulers. `-t` is minutes without a unit, else a
+Flux Standard Duration (RFC 23). `--urgency` (0–31, default 16) maps onto `schedule.priority`
+through the priority band, exactly kept in `extensions.flux.urgency` when the band cannot carry
+it; urgency 0 is a held job. What SPLAT has no field for stays, as written, in
+`extensions.flux.batch_options` (docs/ir.md), so `flux-batch -> splat -> flux-batch` loses nothing.
+
+Siblings: ``frontends/flux_batch.py`` (scanning), ``backends/flux_batch.py`` (the writer).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+
+from bammmc.backends.flux_batch_options import OPTIONS, SUBMISSION_ONLY, URGENCY_NAMES
+from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.flux_batch import FluxBatchScript, Occurrence, parser
+from bammmc.ir.job import API_VERSION, Job
+from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
+from bammmc.ir.sourcemap import SourceMap
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, Signal, Template, Value
+
+#: mustache templates of `--output`/`--error` with a SPLAT template variable (flux.md §8.2)
+MUSTACHE_VARIABLES: Final = {
+    "id": "job_id",
+    "jobid": "job_id",
+    "name": "job_name",
+}
+_MUSTACHE: Final = re.compile(r"\{\{([^{}]*)\}\}")
+_ENV_SET: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+FSD_SECONDS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+class Invalid(Exception):
+    pass
+
+
+@dataclass
+class _Builder:
+    reporter: Reporter
+    source_map: SourceMap
+    band: PriorityBand = DEFAULT_BAND
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def set(self, path: str, value: Any, occ: Occurrence) -> None:
+        node = self.data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+        self.source_map.add(path, occ.span, occ.value_span or occ.span)
+
+    def ext(self, key: str, value: Any, occ: Occurrence) -> None:
+        self.set(f"spec.extensions.flux.{key}", value, occ)
+
+    def keep(self, occ: Occurrence) -> None:
+        """The option as written, in `extensions.flux.batch_options`."""
+        spec = self.data.setdefault("spec", {})
+        kept = spec.setdefault("extensions", {}).setdefault("flux", {})
+        kept.setdefault("batch_options", {}).setdefault(occ.name, []).append(
+            occ.value if occ.value is not None else ""
+        )
+        self.source_map.add(
+            f"spec.extensions.flux.batch_options.{occ.name}", occ.span, occ.value_span
+        )
+
+
+def lower(
+    script: FluxBatchScript, reporter: Reporter, band: PriorityBand = DEFAULT_BAND
+) -> tuple[Job | None, SourceMap]:
+    source_map = SourceMap()
+    errors_before = sum(d.is_error for d in reporter.diagnostics)
+    b = _Builder(reporter, source_map, band=band)
+    b.data = {"apiVersion": API_VERSION, "kind": "Job"}
+    last: dict[str, Occurrence] = {}
+    for occ in script.occurrences:
+        opt = OPTIONS[occ.name]
+        if opt.repeat:
+            continue
+        if occ.name in last and occ.name not in SUBMISSION_ONLY:
+            reporter.report(
+                "W407",
+                f"`--{occ.name}` is given again; the later value wins",
+                last[occ.name].span,
+                help="keep one of them",
+            )
+        last[occ.name] = occ
+    for occ in script.occurrences:
+        opt = OPTIONS[occ.name]
+        if not opt.repeat and last.get(occ.name) is not occ:
+            continue
+        try:
+            _option(occ, b)
+        except Invalid:
+            continue
+    if script.script:
+        b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
+    if "error" not in last:
+        # flux batch writes stderr with stdout unless --error names a file
+        b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = True
+    if sum(d.is_error for d in reporter.diagnostics) > errors_before or not script.ok:
+        return None, source_map
+    job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
+    return job, source_map
+
+
+def _keep_values(t: type, obj: Any) -> Any:
+    if isinstance(obj, Value):
+        return obj
+    raise NotImplementedError(t)  # pragma: no cover
+
+
+def _invalid(b: _Builder, occ: Occurrence, message: str, help: str) -> Invalid:
+    b.reporter.report(
+        "E134",
+        message,
+        occ.value_span or occ.span,
+        label="flux batch rejects the script",
+        help=help,
+    )
+    return Invalid()
+
+
+def _int(occ: Occurrence, b: _Builder, minimum: int = 1) -> int:
+    value = occ.value or ""
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        raise _invalid(
+            b,
+            occ,
+            f"`--{occ.name}` needs a whole number of at least {minimum}, not `{value}`",
+            f"write e.g. `--{occ.name}=4`",
+        )
+    return number
+
+
+def fsd_seconds(text: str, bare_unit: str = "s") -> float | None:
+    """An RFC 23 duration in seconds (``None``: infinite); ``bare_unit`` for a number without
+    unit (`m` for `-t`). Raises ``ValueError`` when it is not one."""
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        tree = parser("fsd").parse(text)
+    except UnexpectedInput:
+        raise ValueError(text) from None
+    if tree.data == "infinite":
+        return None
+    number = float(str(tree.children[0]))
+    unit = str(tree.children[1]) if len(tree.children) > 1 else bare_unit
+    seconds = number * FSD_SECONDS[unit]
+    if math.isinf(seconds):
+        return None
+    return seconds
+
+
+def _option(occ: Occurrence, b: _Builder) -> None:
+    name, value = occ.name, occ.value
+    if name in SUBMISSION_ONLY:
+        b.reporter.report(
+            "W406",
+            f"`--{name}` only changes how `flux batch` itself runs; it is not part of the job",
+            occ.span,
+            help="remove it; give it on the command line when you need it",
+        )
+        return
+    if name == "job-name":
+        b.set("metadata.name", value, occ)
+    elif name == "queue":
+        b.set("spec.schedule.queue", value, occ)
+    elif name == "bank":
+        b.set("spec.schedule.account", value, occ)
+    elif name == "nodes":
+        b.set("spec.resources.nodes", _int(occ, b), occ)
+    elif name == "nslots":
+        b.set("spec.resources.tasks", _int(occ, b), occ)
+    elif name == "cores-per-slot":
+        b.set("spec.resources.cpusPerTask", Cpu.parse(_int(occ, b)), occ)
+    elif name == "gpus-per-slot":
+        count = _int(occ, b, 0)
+        b.set("spec.resources.gpu.count", Count.parse(count), occ)
+    elif name == "exclusive":
+        b.set("spec.placement.exclusive", True, occ)
+    elif name == "time-limit":
+        _time_limit(occ, b)
+    elif name == "urgency":
+        _urgency(occ, b)
+    elif name == "cwd":
+        b.set("spec.execution.workingDir", value, occ)
+    elif name in ("output", "error"):
+        _output(occ, b)
+    elif name == "signal":
+        _signal(occ, b)
+    elif name == "begin-time":
+        _begin(occ, b)
+    elif name == "env":
+        _env(occ, b)
+    else:
+        b.keep(occ)
+
+
+def _time_limit(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    try:
+        seconds = fsd_seconds(value, bare_unit="m")
+    except ValueError:
+        raise _invalid(
+            b,
+            occ,
+            f"`--time-limit` is minutes or a Flux Standard Duration, not `{value}`",
+            "write e.g. `-t 30` (minutes), `-t 2h` or `-t 1.5d`",
+        ) from None
+    if seconds is None or seconds == 0:
+        b.set("spec.schedule.walltime", Duration.parse("unlimited"), occ)
+        if seconds == 0:
+            b.keep(occ)  # Flux reads 0 as "no limit"; keep the spelling
+        return
+    whole = math.ceil(seconds)
+    b.set("spec.schedule.walltime", Duration.from_seconds(whole), occ)
+    if whole != seconds:
+        b.keep(occ)  # sub-second precision: the exact spelling stays
+
+
+def _urgency(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    native = URGENCY_NAMES.get(value)
+    if native is None:
+        try:
+            native = int(value)
+        except ValueError:
+            native = -1
+    if not 0 <= native <= 31:
+        raise _invalid(
+            b,
+            occ,
+            f"`--urgency` is 0–31 or `hold`, `default`, `expedite`, not `{value}`",
+            "write e.g. `--urgency=20` (16 is the default; users may go up to 16)",
+        )
+    if native == 0:
+        b.set("spec.schedule.hold", True, occ)
+        return
+    band_value = from_native(native, "flux", b.band)
+    b.set("spec.schedule.priority", band_value, occ)
+    if to_native(band_value, "flux", b.band) != native:
+        b.ext("urgency", native, occ)
+
+
+def _output(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    path = "spec.output.stdout" if occ.name == "output" else "spec.output.stderr"
+    names = _MUSTACHE.findall(value)
+    if value in ("none", "kvs") or any(n.strip() not in MUSTACHE_VARIABLES for n in names):
+        b.keep(occ)  # a Flux-only template (`{{node.id}}`, `{{task.id}}`…) or the KVS
+        return
+    text = value.replace("{", "{{").replace("}", "}}")
+    text = re.sub(
+        r"\{\{\{\{([^{}]*)\}\}\}\}", lambda m: "{" + MUSTACHE_VARIABLES[m[1].strip()] + "}", text
+    )
+    b.set(path, Template.parse(text), occ)
+
+
+def _signal(occ: Occurrence, b: _Builder) -> None:
+    from lark.exceptions import UnexpectedInput
+
+    value = occ.value or ""
+    try:
+        tree = parser("flux_signal").parse(value)
+    except UnexpectedInput:
+        raise _invalid(
+            b, occ, f"`--signal` is `SIG@TIME`, not `{value}`", "write e.g. `--signal=SIGUSR1@2m`"
+        ) from None
+    sig, seconds = "SIGUSR1", 60.0
+    for child in tree.children:
+        if getattr(child, "type", None) == "SIGNAME":
+            sig = str(child)
+        else:
+            fsd = fsd_seconds(value.rpartition("@")[2])
+            seconds = fsd if fsd is not None else -1.0
+    if seconds < 0 or seconds != int(seconds):
+        b.keep(occ)
+        return
+    try:
+        signal = Signal.parse(f"{sig}@{int(seconds)}")
+    except Exception:
+        b.keep(occ)  # a name only Flux knows, or an abbreviation: kept as written
+        return
+    b.set("spec.schedule.signalBeforeEnd", signal, occ)
+
+
+def _begin(occ: Occurrence, b: _Builder) -> None:
+    value = occ.value or ""
+    try:
+        when = DateTime.parse(value)
+    except Exception:
+        b.keep(occ)  # `+FSD` or a parsedatetime phrase: only Flux knows when that is
+        return
+    b.set("spec.schedule.beginAfter", when, occ)
+
+
+def _env(occ: Occurrence, b: _Builder) -> None:
+    """`NAME=VALUE` without `$` or mustache substitutions becomes a variable; `-*` (clear all)
+    says the job does not inherit the submitter's environment; other rules stay as written."""
+    value = occ.value or ""
+    spec = b.data.setdefault("spec", {})
+    kept = spec.get("extensions", {}).get("flux", {}).get("batch_options", {}).get("env")
+    if _ENV_SET.match(value) and "$" not in value and "{{" not in value and not kept:
+        key, _, val = value.partition("=")
+        b.set(f"spec.execution.environment.vars.{key}", val, occ)
+        return
+    env = spec.get("execution", {}).get("environment", {})
+    if value == "-*" and not env and not kept:
+        b.set("spec.execution.environment.inheritFromSubmitter", False, occ)
+        return
+    b.keep(occ)

@@ -1,0 +1,377 @@
+"""`flux-batch`: the RFC 36 directive scanner, the `flux batch` options, lowering, the writer,
+and agreement with Flux's own directive parser (tests/conftest.py `flux_batch_oracle`) over
+../shared/corpus/flux/batch and over everything the writer emits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+import bammmc
+from bammmc.backends.flux_batch import quote, render
+from bammmc.backends.splat import enc_hook
+from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.flux_batch import scan, sniff
+from bammmc.ir.job import Job
+from bammmc.ir.priority import from_native, to_native
+from bammmc.passes.lower.flux_batch import fsd_seconds, lower
+from tests.conftest import CORPUS, FluxBatchOracle
+
+BATCH = CORPUS / "flux" / "batch"
+CORPUS_FILES = sorted(p for p in BATCH.glob("*/*") if p.is_file()) if BATCH.is_dir() else []
+
+
+def read(text: str) -> tuple[Job | None, list[str]]:
+    reporter = Reporter(file="job.flux")
+    script = scan(text, reporter)
+    job, _ = lower(script, reporter)
+    return job, [d.code for d in reporter.diagnostics]
+
+
+def fields(job: Job | None) -> dict[str, Any]:
+    assert job is not None
+    data: dict[str, Any] = msgspec.to_builtins(job, enc_hook=enc_hook)
+    return data
+
+
+def spec_of(text: str) -> dict[str, Any]:
+    job, codes = read(text)
+    assert job is not None, codes
+    spec: dict[str, Any] = fields(job)["spec"]
+    return spec
+
+
+# ── the directive scanner ─────────────────────────────────────────────────────────────────────
+
+SCAN_CASES = [
+    ("#!/bin/sh\n#FLUX: -N2\n", ["-N2"]),
+    ("#!/bin/sh\n# flux: -N2 -n4  # comment\n", ["-N2", "-n4"]),
+    ("#!/bin/sh\n-- flux: --queue=q\n", ["--queue=q"]),
+    ("#!/bin/sh\n#flux: --job-name=\"a b\" --output='x y'\n", ["--job-name=a b", "--output=x y"]),
+    ("#!/bin/sh\n#flux: --job-name=a\\ b\n", ["--job-name=a b"]),
+    ("#!/bin/sh\n#flux: --requires=a|b\n", ["--requires=a", "|", "b"]),
+    ("#!/bin/sh\n#flux: --output=foo#bar\n", ["--output=foo"]),
+    ("#!/bin/sh\n#flux: # -N8\n#flux: -N1\n", ["-N1"]),
+    ("#!/bin/sh\n#flux:\n#flux: -N1\n", ["-N1"]),
+    ("#!/bin/sh\nset -e\n#flux: -N1\n#\n#flux: -n2\necho\n", ["-N1", "-n2"]),
+    ('#!/bin/sh\n#flux: --job-name="""it\'s "x\\""""\n', None),
+    ("#!/bin/sh\n#flux: --job-name='''It's a \"job\"'''\n", ['--job-name=It\'s a "job"']),
+    (
+        '#!/bin/sh\n#flux: --setattr=user.c="""\n#flux: [a]\n#flux:   b = 1\n#flux: """\n',
+        ["--setattr=user.c=[a]\n  b = 1\n"],
+    ),
+    ("#!/bin/sh\n#flux: -N1\nhostname\n#flux: -n2\n", "E031"),
+    ("#!/bin/sh\n#flux: -N1\n#FLUX: -n2\n", "E030"),
+    ("#!/bin/sh\n#flux: -N1\n# flux: -n2\n", "E030"),
+    ('#!/bin/sh\n#flux: --setattr=x="""\n#flux: a\nhostname\n', "E032"),
+    ("#!/bin/sh\n#flux: --job-name='''abc\n", "E032"),
+    ("#!/bin/sh\n#flux: nodes=2\n", "E033"),
+    ('#!/bin/sh\n#flux: --job-name="abc\n', "E020"),
+    ("#!/bin/sh\n#flux: --job-name=abc\\\n", "E020"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SCAN_CASES)
+def test_scanner(
+    text: str, expected: list[str] | str | None, flux_batch_oracle: FluxBatchOracle
+) -> None:
+    reporter = Reporter(file="job.flux")
+    script = scan(text, reporter)
+    codes = [d.code for d in reporter.diagnostics]
+    ok, args, error = flux_batch_oracle.parse(text)
+    assert script.ok == ok, (codes, error)
+    if ok:
+        assert script.args == args
+    if isinstance(expected, list):
+        assert script.args == expected
+    elif isinstance(expected, str):
+        assert expected in codes
+        assert not ok
+
+
+def test_directive_lines_leave_the_body() -> None:
+    reporter = Reporter()
+    script = scan("#!/bin/sh\n# note\n#FLUX: -N2\n#FLUX: -n4\nhostname\n", reporter)
+    assert script.script == "#!/bin/sh\n# note\nhostname\n"
+    assert script.directive_lines == [3, 4]
+    assert script.sentinel == "#FLUX:"
+
+
+def test_spans_point_at_the_option() -> None:
+    reporter = Reporter(file="job.flux")
+    scan("#!/bin/sh\n#flux: -N2 --bogus=1\n", reporter)
+    (diag,) = reporter.diagnostics
+    assert diag.code == "E130"
+    assert diag.span is not None
+    assert (diag.span.line, diag.span.column) == (2, 12)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("#!/bin/sh\n#FLUX: -N2\nhostname\n", True),
+        ("#!/bin/sh\n# flux: -N2\n", True),
+        ("-- flux: -N1\n", True),
+        ("#!/bin/sh\n#SBATCH -N2\n", False),
+        ("#!/bin/sh\necho flux: hi\n", False),
+    ],
+)
+def test_sniff(text: str, expected: bool) -> None:
+    assert sniff(text) is expected
+
+
+# ── options and lowering ──────────────────────────────────────────────────────────────────────
+
+LOWER_CASES: list[tuple[str, str | None, Any]] = [
+    ("-N4", "resources.nodes", 4),
+    ("--nodes=4", "resources.nodes", 4),
+    ("-n 8", "resources.tasks", 8),
+    ("--nslots=8", "resources.tasks", 8),
+    ("-c4", "resources.cpusPerTask", 4),
+    ("--cores-per-slot=4", "resources.cpusPerTask", 4),
+    ("-g2", "resources.gpu.count", 2),
+    ("-N2 -x", "placement.exclusive", True),
+    ("-t 30", "schedule.walltime", "PT30M"),
+    ("-t 30s", "schedule.walltime", "PT30S"),
+    ("-t 2.5m", "schedule.walltime", "PT2M30S"),
+    ("--time-limit=1h", "schedule.walltime", "PT1H"),
+    ("-t 2d", "schedule.walltime", "P2D"),
+    ("-t inf", "schedule.walltime", "unlimited"),
+    ("-q batch", "schedule.queue", "batch"),
+    ("--queue=debug", "schedule.queue", "debug"),
+    ("-B mybank", "schedule.account", "mybank"),
+    ("--bank=mybank", "schedule.account", "mybank"),
+    ("--urgency=16", "schedule.priority", from_native(16, "flux")),
+    ("--urgency=31", "schedule.priority", from_native(31, "flux")),
+    ("--urgency=0", "schedule.hold", True),
+    ("--urgency=hold", "schedule.hold", True),
+    ("--urgency=expedite", "schedule.priority", from_native(31, "flux")),
+    ("--job-name=sweep", None, "sweep"),
+    ("--output=out.{{id}}.log", "output.stdout", "out.{job_id}.log"),
+    ("--output={{name}}-{{jobid}}.txt", "output.stdout", "{job_name}-{job_id}.txt"),
+    ("--error=err.log", "output.stderr", "err.log"),
+    ("--cwd=/scratch/run", "execution.workingDir", "/scratch/run"),
+    ("--env=OMP_NUM_THREADS=4", "execution.environment.vars", {"OMP_NUM_THREADS": "4"}),
+    ("--env=-*", "execution.environment.inheritFromSubmitter", False),
+    ("--signal=SIGUSR1@2m", "schedule.signalBeforeEnd", "SIGUSR1@120"),
+    ("--signal=@30", "schedule.signalBeforeEnd", "SIGUSR1@30"),
+    ("--begin-time=2030-01-02T03:04:05", "schedule.beginAfter", "2030-01-02T03:04:05"),
+    ("--requires=ssd", "extensions.flux.batch_options.requires", ["ssd"]),
+    ("--dependency=afterok:123", "extensions.flux.batch_options.dependency", ["afterok:123"]),
+    ("-S user.x=1", "extensions.flux.batch_options.setattr", ["user.x=1"]),
+    ("--setopt=mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
+    ("-o mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
+    ("--begin-time=+1h", "extensions.flux.batch_options.begin-time", ["+1h"]),
+    ("--output=o.{{node.id}}", "extensions.flux.batch_options.output", ["o.{{node.id}}"]),
+    ("-u", "extensions.flux.batch_options.unbuffered", [""]),
+    ("--env=PATH", "extensions.flux.batch_options.env", ["PATH"]),
+]
+
+
+def _get(data: dict[str, Any], path: str) -> Any:
+    node: Any = data
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+@pytest.mark.parametrize(("directive", "path", "expected"), LOWER_CASES)
+def test_lowering(directive: str, path: str | None, expected: Any) -> None:
+    job, codes = read(f"#!/bin/sh\n#flux: {directive}\nhostname\n")
+    assert job is not None, codes
+    data = fields(job)
+    if path is None:
+        assert data["metadata"]["name"] == expected
+        return
+    value = _get(data["spec"], path)
+    if path == "resources.gpu.count" or path == "resources.cpusPerTask":
+        value = int(value)
+    assert value == expected
+
+
+@pytest.mark.parametrize(
+    ("directive", "code"),
+    [
+        ("--bogus=1", "E130"),
+        ("--ntasks=4", "E130"),
+        ("-Z", "E130"),
+        ("--exclusive=yes", "E132"),
+        ("--queue", "E131"),
+        ("-N", "E131"),
+        ("-N two", "E134"),
+        ("-t 2x", "E134"),
+        ("--urgency=40", "E134"),
+        ("--signal=USR1@x", "E134"),
+        ("--time=30", "W436"),
+        ("--requires=a|b", "W435"),
+        ("--dry-run", "W406"),
+    ],
+)
+def test_option_errors(directive: str, code: str) -> None:
+    _, codes = read(f"#!/bin/sh\n#flux: {directive}\nhostname\n")
+    assert code in codes
+
+
+def test_stderr_merges_without_error() -> None:
+    assert spec_of("#!/bin/sh\n#flux: -N1\n")["output"]["mergeStderr"] is True
+    assert "mergeStderr" not in spec_of("#!/bin/sh\n#flux: -N1 --error=e\n").get("output", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("30", 30.0),
+        ("2ms", 0.002),
+        ("1.2h", 4320.0),
+        ("5d", 432000.0),
+        ("inf", None),
+        ("INF", None),
+    ],
+)
+def test_fsd(text: str, seconds: float | None) -> None:
+    assert fsd_seconds(text) == pytest.approx(seconds) if seconds else fsd_seconds(text) is None
+
+
+# ── the writer ────────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "a b", "a|b", "x#y", "it's", 'say "hi"', "back\\slash", "", "''", '""', "{{id}}"],
+)
+def test_quote_survives_flux(value: str, flux_batch_oracle: FluxBatchOracle) -> None:
+    ok, args, error = flux_batch_oracle.parse(f"#!/bin/sh\n#flux: --job-name={quote(value)}\n")
+    assert ok, error
+    assert args == [f"--job-name={value}"]
+
+
+SPLAT_JOB = """\
+apiVersion: bammm.io/v1alpha1
+kind: Job
+metadata:
+  name: "sweep #7 | a&b"
+spec:
+  schedule:
+    queue: batch
+    account: proj
+    priority: 500
+    walltime: PT2H
+    signalBeforeEnd: USR2@300
+    beginAfter: "2030-01-02T03:04:05"
+  resources:
+    nodes: 2
+    tasks: 8
+    cpusPerTask: 4
+    gpu: {count: 1}
+  execution:
+    workingDir: /scratch/my dir
+    environment:
+      vars: {A: "1", B: "x $HOME y"}
+    script: |
+      #!/bin/bash
+      flux run -n8 ./app
+  output:
+    stdout: "out-{job_name}-{job_id}.log"
+    stderr: "err-{job_id}.log"
+  dependencies:
+    - {scheme: afterok, value: "123"}
+    - {scheme: after, value: "f2Zq"}
+  placement:
+    constraint: "ssd&bigmem"
+    exclusive: true
+  extensions:
+    flux:
+      shell_options: {cpu-affinity: per-task}
+      user_attributes: {conf: "[run]\\nseed = 7\\n"}
+"""
+
+
+def test_writer_output_is_what_flux_reads(flux_batch_oracle: FluxBatchOracle) -> None:
+    job, diags = bammmc.parse(SPLAT_JOB, "splat")
+    assert job is not None, diags
+    reporter = Reporter()
+    text, args = render(job, reporter)
+    ok, flux_args, error = flux_batch_oracle.parse(text)
+    assert ok, (error, text)
+    assert flux_args == args, text
+    assert f"--urgency={to_native(500, 'flux')}" in args
+    assert "--time-limit=2h" in args
+    assert "--requires=ssd bigmem" in args
+    assert "--dependency=afterstart:f2Zq" in args
+    assert "--env=B=x $$HOME y" in args
+    assert "--output=out-{{name}}-{{id}}.log" in args
+    assert not [d for d in reporter.diagnostics if d.is_error]
+
+
+def test_writer_refuses_a_body_directive() -> None:
+    job, _ = read("#!/bin/sh\n#flux: -N1\nhostname\n")
+    assert job is not None
+    assert job.spec is not None and job.spec.execution is not None
+    body = "#!/bin/sh\necho hi\n#flux: -n2\n"
+    job = msgspec.structs.replace(
+        job,
+        spec=msgspec.structs.replace(
+            job.spec, execution=msgspec.structs.replace(job.spec.execution, script=body)
+        ),
+    )
+    reporter = Reporter()
+    render(job, reporter)
+    assert "E140" in [d.code for d in reporter.diagnostics]
+
+
+def test_array_is_reported_lost() -> None:
+    out, diags = bammmc.convert(
+        "#!/bin/bash\n#SBATCH --array=1-10%2\nhostname\n", "slurm", "flux-batch"
+    )
+    assert out is not None
+    assert any(d.code == "W201" and "spec.array" in d.message for d in diags)
+
+
+# ── the corpus: our reader agrees with Flux's parser ──────────────────────────────────────────
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="../shared/corpus/flux/batch is not here")
+@pytest.mark.parametrize(
+    "path", CORPUS_FILES, ids=[f"{p.parent.name}/{p.name}" for p in CORPUS_FILES]
+)
+def test_reader_agrees_with_flux(path: Path, flux_batch_oracle: FluxBatchOracle) -> None:
+    text = path.read_text(encoding="utf-8")
+    reporter = Reporter(file=path.name)
+    script = scan(text, reporter)
+    ok, args, error = flux_batch_oracle.parse(text)
+    assert script.ok == ok, ([d.message for d in reporter.diagnostics], error)
+    assert (path.parent.name == "invalid") == (not ok)
+    if ok:
+        assert script.args == args
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="../shared/corpus/flux/batch is not here")
+@pytest.mark.parametrize(
+    "path",
+    [p for p in CORPUS_FILES if p.parent.name != "invalid"],
+    ids=[f"{p.parent.name}/{p.name}" for p in CORPUS_FILES if p.parent.name != "invalid"],
+)
+def test_round_trip_reproduces_every_directive(
+    path: Path, flux_batch_oracle: FluxBatchOracle
+) -> None:
+    """flux-batch -> splat -> flux-batch: Flux reads the same options from the written script
+    (the last of a repeated single-valued option, which is the one `flux batch` keeps)."""
+    text = path.read_text(encoding="utf-8")
+    once, diags = bammmc.convert(text, "flux-batch", "splat", filename=path.name)
+    assert once is not None, diags
+    again, diags = bammmc.convert(once, "splat", "flux-batch")
+    assert again is not None, diags
+    ok, _, error = flux_batch_oracle.parse(again)
+    assert ok, error
+    first, _ = read(text)
+    second, _ = read(again)
+    assert fields(first)["spec"].get("resources") == fields(second)["spec"].get("resources")
+    one, two = fields(first), fields(second)
+    for data in (one, two):
+        data["spec"].setdefault("execution", {}).pop("script", None)
+        if not data["spec"]["execution"]:
+            del data["spec"]["execution"]
+    assert one == two
