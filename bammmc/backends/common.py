@@ -105,6 +105,18 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
         "project_name": ("schedule.project",),
         "machine_count": _SHAPE,
     },
+    # what the Flux jobspec reader keeps beside a portable field (passes/lower/flux.py)
+    "flux": {
+        "resource_graph": (*_SHAPE, *_GPU, "placement.exclusive"),
+        "task": _SHAPE,
+        "tasks": ("execution.executable",),
+        "bank": ("schedule.account",),
+        "embedded_files": ("execution.script",),
+        "constraints_spec": ("placement.constraint",),
+        "symbolic_dependencies": ("dependencies",),
+        "shell_options": _OUT,
+        "system": ("schedule.walltime",),
+    },
 }
 
 
