@@ -146,6 +146,14 @@ def _parse(
     except UnexpectedCharacters as exc:
         pos = exc.pos_in_stream or 0
         end = pos + 1
+        if text[pos : pos + 2] in ("''", '""'):
+            raise FluxLangError(
+                f"empty quotes `{text[pos : pos + 2]}` in {what} `{text}`",
+                pos,
+                pos + 2,
+                "remove them, or put the value between them",
+                language,
+            ) from None
         if text[pos] in "'\"":
             raise FluxLangError(
                 f"unclosed quote `{text[pos]}` in {what} `{text}`",
@@ -627,7 +635,7 @@ def _requires_transformer() -> Any:
 
     def bare(token: Token) -> str:
         text = str(token)
-        return text[1:-1] if token.type in ("SQUOTED", "DQUOTED") else text
+        return text[1:-1] if token.type in ("SQUOTED", "DQUOTED", "QOPEN") else text
 
     class Requires(Transformer_NonRecursive):  # type: ignore[type-arg]
         def requires(self, children: list[Any]) -> Any:
@@ -641,7 +649,7 @@ def _requires_transformer() -> Any:
         def open_term(self, children: list[Token]) -> dict[str, Any]:
             head, tail = children
             start = head.start_pos or 0
-            return _term(str(head) + bare(tail), start, tail.end_pos or start)
+            return _term(bare(head) + bare(tail), start, tail.end_pos or start)
 
         def neg(self, children: list[Any]) -> dict[str, Any]:
             return {"not": [children[-1]]}

@@ -358,6 +358,9 @@ REQUIRES = [
     ('host:"n 1"', {"hostlist": ["n 1"]}),
     ("host: n1", {"hostlist": ["n1"]}),
     ("'host:n1'", {"hostlist": ["n1"]}),
+    ("'host:'n1", {"hostlist": ["n1"]}),
+    ("\"host:\" 'n 1'", {"hostlist": ["n 1"]}),
+    ("a: b: c", AND({"a": ["b:"]}, P("c"))),
     ("(a)", P("a")),
     ("((a))", P("a")),
     ("(a b) c", P("a", "b", "c")),
@@ -414,7 +417,11 @@ REQUIRES_INVALID = [
     ("()", 1, 2, "unexpected `)`"),
     ("host:", 5, 5, "ends too early"),
     ("'a", 0, 1, "unclosed quote"),
-    ("''", 0, 1, "unclosed quote"),
+    ("''", 0, 2, "empty quotes"),  # flux-core skips them
+    ('a "" b', 2, 4, "empty quotes"),
+    ("a:|b", 2, 3, "unexpected `|`"),  # flux-core: `a:b`, its pending `a:` jumps the `|`
+    ("a: (b)", 3, 4, "unexpected `(`"),
+    ("'a:'", 4, 4, "ends too early"),
     ('a "b c', 2, 3, "unclosed quote"),
     ("a,,b", 0, 4, "empty property"),
     ("a,", 0, 2, "empty property"),
