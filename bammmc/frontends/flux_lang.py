@@ -279,7 +279,8 @@ def format_fsd(seconds: float) -> str:
         if not math.isfinite(value):
             continue
         text = _shortest(value) + unit
-        if len(text) <= len(best) and parse_fsd(text) == seconds:
+        shorter = len(text) < len(best) if unit == "ms" else len(text) <= len(best)
+        if shorter and parse_fsd(text) == seconds:
             best = text
     return best
 
@@ -396,7 +397,8 @@ def _begin_time(value: str, offset: int) -> float:
 
 
 def _query_text(text: str) -> str:
-    return quote(text, safe="/:@!$'()*+,ƒ-._~")
+    # `+` is quoted: flux-core reads the query with parse_qs, which turns `+` into a blank
+    return quote(text, safe="/:@!$'()*,")
 
 
 def format_dependency(dep: FluxDependency) -> str:
@@ -411,8 +413,9 @@ def format_dependency(dep: FluxDependency) -> str:
     check = parse_dependency(text)
     if check != dep:
         raise FluxLangError(
-            f"dependency value `{dep.value}` cannot be written as a URI",
-            help="a value has no blanks and no `?`",
+            f"dependency `{dep.scheme}:{dep.value}` cannot be written as a URI",
+            help="a scheme is a letter then letters, digits or `+-.`; a value has no blanks "
+            "and no `?`",
             language="dependency",
         )
     return text

@@ -124,6 +124,8 @@ def test_fsd_invalid(text: str, start: int, end: int, words: str) -> None:
         (172800, "2d"),
         (0.002, "2ms"),
         (0.5, "0.5s"),
+        (0.25, "0.25s"),  # a tie goes to the larger unit
+        (0.001, "1ms"),
         (1e-7, "1e-07s"),
         (1e20, "1e+20s"),
         (math.inf, "inf"),
@@ -217,6 +219,40 @@ def test_rfc26_corpus(name: str, obj: dict[str, Any]) -> None:
     assert uri.startswith(f"{obj['scheme']}:{obj['value']}?")
     assert to_object(parse_dependency(uri)) == obj
     assert to_splat(dep) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "uri"),
+    [
+        ({"k": "a+b"}, "x:y?k=a%2Bb"),
+        ({"k": "a b"}, "x:y?k=a%20b"),
+        ({"k": "a&b;c=d"}, "x:y?k=a%26b%3Bc%3Dd"),
+        ({"k": "50%"}, "x:y?k=50%25"),
+        ({"a=b": "c"}, "x:y?a%3Db=c"),
+        ({"k": "ƒ2oL"}, "x:y?k=%C6%922oL"),
+    ],
+)
+def test_format_dependency_quotes(query: dict[str, str], uri: str) -> None:
+    dep = FluxDependency("x", "y", query)
+    assert format_dependency(dep) == uri
+    assert parse_dependency(uri) == dep
+
+
+@pytest.mark.parametrize(
+    "dep",
+    [
+        FluxDependency("afterok", "a b"),
+        FluxDependency("afterok", "a?b"),
+        FluxDependency("1x", "y"),
+        FluxDependency("", "y"),
+        FluxDependency("afterok", ""),
+        FluxDependency("begin-time", "soon"),
+    ],
+)
+def test_format_dependency_refuses(dep: FluxDependency) -> None:
+    with pytest.raises(FluxLangError) as info:
+        format_dependency(dep)
+    assert info.value.language == "dependency"
 
 
 def test_rfc26_corpus_uri() -> None:

@@ -103,7 +103,11 @@ def test_fsd_generated(text: str) -> None:
 # ── RFC 26 ───────────────────────────────────────────────────────────────────────────────────
 
 SCHEME = st.from_regex(r"[A-Za-z][A-Za-z0-9+.\-]{0,8}", fullmatch=True)
-WORD = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=10)
+WORD = st.text(
+    st.one_of(st.characters(codec="utf-8", exclude_categories=["Cs"]), st.sampled_from("+%&;=?# ")),
+    min_size=1,
+    max_size=10,
+)
 VALUE = st.text(
     st.characters(codec="utf-8", exclude_categories=["Cs", "Zs", "Cc", "Zl", "Zp"]).filter(
         lambda c: c != "?" and not c.isspace()
