@@ -24,6 +24,13 @@ from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, repor
 from bammmc.backends.container import in_container
 from bammmc.backends.flux_batch_options import OPTIONS
 from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.flux_lang import (
+    FluxLangError,
+    constraint_from_splat,
+    format_fsd,
+    format_requires,
+    from_splat,
+)
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec
 from bammmc.ir.priority import to_native
@@ -32,17 +39,9 @@ from bammmc.ir.values import Duration, Template
 SENTINEL: Final = "#flux:"
 #: template variable -> Flux mustache template (flux.md §8.2)
 MUSTACHE: Final = {"job_id": "{{id}}", "job_name": "{{name}}"}
-#: SPLAT dependency scheme -> RFC 26 scheme (flux-core spells `after` as `afterstart`)
-DEPENDENCY_SCHEMES: Final = {
-    "afterok": "afterok",
-    "afternotok": "afternotok",
-    "afterany": "afterany",
-    "after": "afterstart",
-}
 _TRIPLE: Final = re.compile(r"""["']{3}""")
 _SPECIAL: Final = re.compile(r"""([ \t"'\\#();<>|&])""")
 _DIRECTIVE_LINE: Final = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
-_FEATURES: Final = re.compile(r"[A-Za-z0-9_.+\-]+(?:&[A-Za-z0-9_.+\-]+)*")
 
 #: IR fields written exactly, approximated, or not at all (for the fidelity pass)
 CAPABILITIES: Final[dict[str, str]] = {
@@ -161,18 +160,23 @@ class FluxBatchWriter:
             self.args.append(f"--{name}")
             return
         text = str(value)
-        if "\r" in text or ("\n" in text and _TRIPLE.search(text)):
+        # Flux quotes a multi-line value with shlex.quote and then splits it with backslash
+        # escapes on inside single quotes: a backslash there would be eaten (checked)
+        closing_quote = not text.endswith("\n") and text.endswith(("'", '"'))
+        unsafe = _TRIPLE.search(text) or closing_quote or "\\" in text
+        if "\r" in text or ("\n" in text and unsafe):
             self.reporter.report(
                 "E140",
                 f"the value of `--{name}` cannot be carried by `#flux:` lines: "
                 + (
                     "it contains a carriage return"
                     if "\r" in text
-                    else "it has several lines "
-                    "and holds three quotes in a row, which would end the triple-quoted block"
+                    else "it has several lines and holds three quotes in a row or a "
+                    "backslash, or ends in a quote, which Flux's triple-quoted block cannot "
+                    "carry"
                 ),
                 field=path,
-                help="remove the carriage return or the quotes from the value",
+                help="remove the carriage return, the backslashes or the quotes from the value",
             )
             return
         if "\n" in text:
@@ -196,12 +200,9 @@ class FluxBatchWriter:
         self.args.append(f"--{name}={text}")
 
 
-def fsd(seconds: int) -> str:
-    """A whole number of seconds as the shortest Flux Standard Duration: `2h`, `90m`, `45s`."""
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds and seconds % size == 0:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
+def fsd(seconds: float) -> str:
+    """Seconds as the shortest Flux Standard Duration: `2h`, `2.5m`, `45s`, `inf`."""
+    return format_fsd(seconds)
 
 
 def write(
@@ -460,18 +461,16 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
 def _dependencies(w: FluxBatchWriter, spec: Spec) -> None:
     for i, dep in enumerate(spec.dependencies or ()):
         path = f"spec.dependencies[{i}]"
-        if dep.scheme == "singleton":
-            w.opt("dependency", "singleton", path)
-        elif dep.scheme == "begin_time" and dep.value is not None:
-            w.opt("dependency", f"begin-time:{dep.value}", path)
-        elif dep.scheme in DEPENDENCY_SCHEMES and dep.value is not None:
-            if dep.count is not None:
-                w.approximated(
-                    path, f"waiting for {dep.count} array elements becomes waiting for all"
-                )
-            w.opt("dependency", f"{DEPENDENCY_SCHEMES[dep.scheme]}:{dep.value}", path)
-        else:
-            w.lost(path, "a dependency without a scheme or a job")
+        uri = from_splat(dep)
+        if uri is None:
+            why = (
+                "Flux waits for whole jobs, not for a count of array elements"
+                if dep.count is not None
+                else "RFC 26 has no form for it (a `begin_time` needs a time zone)"
+            )
+            w.lost(path, why)
+            continue
+        w.opt("dependency", uri, path)
 
 
 def _placement(w: FluxBatchWriter, spec: Spec) -> None:
@@ -479,14 +478,17 @@ def _placement(w: FluxBatchWriter, spec: Spec) -> None:
     if pl is None:
         return
     if pl.constraint is not None:
-        if _FEATURES.fullmatch(pl.constraint):
-            # RFC 35: whitespace-separated terms are ANDed, the default operator is `properties`
-            w.opt("requires", " ".join(pl.constraint.split("&")), "spec.placement.constraint")
+        try:
+            query = format_requires(constraint_from_splat(pl.constraint))
+        except FluxLangError as exc:
+            query = None
+            why = exc.message
         else:
-            w.lost(
-                "spec.placement.constraint",
-                f"`{pl.constraint}` is not a list of features joined by `&`",
-            )
+            why = "RFC 35 has no query for it"
+        if query is None:
+            w.lost("spec.placement.constraint", f"`{pl.constraint}`: {why}")
+        else:
+            w.opt("requires", query, "spec.placement.constraint")
     if pl.exclusive:
         if spec.resources is not None and spec.resources.nodes is not None:
             w.opt("exclusive", None, "spec.placement.exclusive")

@@ -159,8 +159,18 @@ LOWER_CASES: list[tuple[str, str | None, Any]] = [
     ("--signal=SIGUSR1@2m", "schedule.signalBeforeEnd", "SIGUSR1@120"),
     ("--signal=@30", "schedule.signalBeforeEnd", "SIGUSR1@30"),
     ("--begin-time=2030-01-02T03:04:05", "schedule.beginAfter", "2030-01-02T03:04:05"),
-    ("--requires=ssd", "extensions.flux.batch_options.requires", ["ssd"]),
-    ("--dependency=afterok:123", "extensions.flux.batch_options.dependency", ["afterok:123"]),
+    ("--requires=ssd", "placement.constraint", "ssd"),
+    ("--requires='ssd bigmem'", "placement.constraint", "ssd&bigmem"),
+    ("--requires='a|b'", "placement.constraint", "a|b"),
+    ("--requires=-host:n7", "extensions.flux.batch_options.requires", ["-host:n7"]),
+    ("--dependency=afterok:123", "dependencies", [{"scheme": "afterok", "value": "123"}]),
+    ("--dependency=afterstart:f2Zq", "dependencies", [{"scheme": "after", "value": "f2Zq"}]),
+    ("--dependency=singleton", "dependencies", [{"scheme": "singleton"}]),
+    (
+        "--dependency=string:foo?type=out",
+        "extensions.flux.batch_options.dependency",
+        ["string:foo?type=out"],
+    ),
     ("-S user.x=1", "extensions.flux.batch_options.setattr", ["user.x=1"]),
     ("--setopt=mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
     ("-o mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
@@ -205,6 +215,8 @@ def test_lowering(directive: str, path: str | None, expected: Any) -> None:
         ("-t 2x", "E134"),
         ("--urgency=40", "E134"),
         ("--signal=USR1@x", "E134"),
+        ("--requires='(ssd'", "E134"),
+        ("--dependency=afterok", "E134"),
         ("--time=30", "W436"),
         ("--requires=a|b", "W435"),
         ("--dry-run", "W406"),
@@ -299,7 +311,7 @@ def test_writer_output_is_what_flux_reads(flux_batch_oracle: FluxBatchOracle) ->
     assert flux_args == args, text
     assert f"--urgency={to_native(500, 'flux')}" in args
     assert "--time-limit=2h" in args
-    assert "--requires=ssd bigmem" in args
+    assert "--requires=ssd,bigmem" in args
     assert "--dependency=afterstart:f2Zq" in args
     assert "--env=B=x $$HOME y" in args
     assert "--output=out-{{name}}-{{id}}.log" in args

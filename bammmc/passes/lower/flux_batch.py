@@ -16,13 +16,22 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
 from bammmc.backends.flux_batch_options import OPTIONS, SUBMISSION_ONLY, URGENCY_NAMES
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_batch import FluxBatchScript, Occurrence, parser
+from bammmc.frontends.flux_lang import (
+    FluxLangError,
+    constraint_from_splat,
+    constraint_to_splat,
+    parse_dependency,
+    parse_fsd,
+    parse_requires,
+    to_splat,
+)
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
@@ -36,7 +45,6 @@ MUSTACHE_VARIABLES: Final = {
 }
 _MUSTACHE: Final = re.compile(r"\{\{([^{}]*)\}\}")
 _ENV_SET: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-FSD_SECONDS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class Invalid(Exception):
@@ -145,23 +153,11 @@ def _int(occ: Occurrence, b: _Builder, minimum: int = 1) -> int:
     return number
 
 
-def fsd_seconds(text: str, bare_unit: str = "s") -> float | None:
+def fsd_seconds(text: str, bare_unit: Literal["s", "m"] = "s") -> float | None:
     """An RFC 23 duration in seconds (``None``: infinite); ``bare_unit`` for a number without
-    unit (`m` for `-t`). Raises ``ValueError`` when it is not one."""
-    from lark.exceptions import UnexpectedInput
-
-    try:
-        tree = parser("fsd").parse(text)
-    except UnexpectedInput:
-        raise ValueError(text) from None
-    if tree.data == "infinite":
-        return None
-    number = float(str(tree.children[0]))
-    unit = str(tree.children[1]) if len(tree.children) > 1 else bare_unit
-    seconds = number * FSD_SECONDS[unit]
-    if math.isinf(seconds):
-        return None
-    return seconds
+    unit (`m` for `-t`). Raises ``FluxLangError`` when it is not one."""
+    seconds = parse_fsd(text, bare=bare_unit)
+    return None if math.isinf(seconds) else seconds
 
 
 def _option(occ: Occurrence, b: _Builder) -> None:
@@ -205,6 +201,10 @@ def _option(occ: Occurrence, b: _Builder) -> None:
         _begin(occ, b)
     elif name == "env":
         _env(occ, b)
+    elif name == "dependency":
+        _dependency(occ, b)
+    elif name == "requires":
+        _requires(occ, b)
     else:
         b.keep(occ)
 
@@ -213,7 +213,7 @@ def _time_limit(occ: Occurrence, b: _Builder) -> None:
     value = occ.value or ""
     try:
         seconds = fsd_seconds(value, bare_unit="m")
-    except ValueError:
+    except FluxLangError:
         raise _invalid(
             b,
             occ,
@@ -284,7 +284,10 @@ def _signal(occ: Occurrence, b: _Builder) -> None:
         if getattr(child, "type", None) == "SIGNAME":
             sig = str(child)
         else:
-            fsd = fsd_seconds(value.rpartition("@")[2])
+            try:
+                fsd = fsd_seconds(str(child))
+            except FluxLangError as exc:
+                raise _invalid(b, occ, f"`--signal`: {exc.message}", exc.help) from None
             seconds = fsd if fsd is not None else -1.0
     if seconds < 0 or seconds != int(seconds):
         b.keep(occ)
@@ -299,6 +302,8 @@ def _signal(occ: Occurrence, b: _Builder) -> None:
 
 def _begin(occ: Occurrence, b: _Builder) -> None:
     value = occ.value or ""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?", value):
+        value = value.replace(" ", "T")  # the writer's spelling, the one the sheet shows
     try:
         when = DateTime.parse(value)
     except Exception:
@@ -322,3 +327,55 @@ def _env(occ: Occurrence, b: _Builder) -> None:
         b.set("spec.execution.environment.inheritFromSubmitter", False, occ)
         return
     b.keep(occ)
+
+
+def _lang_error(b: _Builder, occ: Occurrence, exc: FluxLangError) -> Invalid:
+    span = occ.value_span or occ.span
+    if occ.value_span is not None and exc.end > exc.start:
+        span = occ.value_span.shifted(exc.start, exc.end)
+    b.reporter.report(
+        "E134",
+        f"`--{occ.name}`: {exc.message}",
+        span,
+        label="flux batch rejects the script",
+        help=exc.help or f"see `man flux-batch` for `--{occ.name}`",
+    )
+    return Invalid()
+
+
+def _dependency(occ: Occurrence, b: _Builder) -> None:
+    """An RFC 26 URI: a SPLAT dependency where there is one, else kept as written."""
+    try:
+        dep = parse_dependency(occ.value or "")
+    except FluxLangError as exc:
+        raise _lang_error(b, occ, exc) from None
+    splat = to_splat(dep)
+    if splat is None:
+        b.keep(occ)  # `string:`/`fluid:`, `afterexcept`, options: only Flux has them
+        return
+    deps = b.data.setdefault("spec", {}).setdefault("dependencies", [])
+    b.source_map.add(f"spec.dependencies[{len(deps)}]", occ.span, occ.value_span or occ.span)
+    deps.append({k: v for k, v in msgspec.to_builtins(splat).items() if v is not None})
+
+
+def _requires(occ: Occurrence, b: _Builder) -> None:
+    """An RFC 35 query: `placement.constraint` when SPLAT's `&`/`|` form carries it exactly,
+    else kept as written (hosts, ranks, negations…)."""
+    try:
+        obj = parse_requires(occ.value or "")
+    except FluxLangError as exc:
+        raise _lang_error(b, occ, exc) from None
+    kept = b.data.get("spec", {}).get("extensions", {}).get("flux", {}).get("batch_options", {})
+    placement = b.data.get("spec", {}).get("placement", {})
+    text = constraint_to_splat(obj)
+    if text is None or "constraint" in placement or "requires" in kept:
+        b.keep(occ)
+        return
+    try:
+        exact = constraint_from_splat(text) == obj
+    except FluxLangError:  # pragma: no cover - constraint_to_splat writes what it reads
+        exact = False
+    if not exact:
+        b.keep(occ)
+        return
+    b.set("spec.placement.constraint", text, occ)

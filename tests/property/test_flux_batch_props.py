@@ -1,0 +1,78 @@
+"""Properties of `flux-batch` against Flux's own RFC 36 directive parser (the
+`flux_batch_oracle` fixture): any value the writer quotes comes back exactly; any multi-line
+value it writes comes back exactly or is refused (E140); on arbitrary directive text our reader
+accepts and rejects what Flux does, with the same words."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bammmc.backends import WriteOptions
+from bammmc.backends.flux_batch import FluxBatchWriter, quote
+from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.flux_batch import scan
+from bammmc.ir.job import API_VERSION, Job
+from tests.conftest import FluxBatchOracle
+
+SETTINGS = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+#: characters that matter to the directive parser, and some that do not
+ALPHABET = st.sampled_from([*list("ab -=#'\"\\|&;()<>{}$@:,.\t*/_%!~^[]"), "é", "ƒ", "\x0b"])
+LINE_TEXT = st.text(ALPHABET, max_size=40)
+
+
+@SETTINGS
+@given(value=st.text(st.characters(blacklist_characters="\r\n\x1c\x1d\x1e\x85\u2028\u2029")))
+def test_quoted_value_comes_back(value: str, flux_batch_oracle: FluxBatchOracle) -> None:
+    text = f"#!/bin/sh\n#flux: --job-name={quote(value)}\n"
+    ok, args, error = flux_batch_oracle.parse(text)
+    assert ok, error
+    assert args == [f"--job-name={value}"]
+    assert scan(text, Reporter()).args == args
+
+
+@SETTINGS
+@given(value=st.text(ALPHABET | st.just("\n"), max_size=60).filter(lambda v: "\n" in v))
+def test_multi_line_value_comes_back_or_is_refused(
+    value: str, flux_batch_oracle: FluxBatchOracle
+) -> None:
+    reporter = Reporter()
+    w = FluxBatchWriter(Job(api_version=API_VERSION, kind="Job"), reporter, WriteOptions())
+    w.opt("setattr", value)
+    if any(d.code == "E140" for d in reporter.diagnostics):
+        return
+    text = "#!/bin/sh\n" + "\n".join(w.lines) + "\nhostname\n"
+    ok, args, error = flux_batch_oracle.parse(text)
+    assert ok, (error, text)
+    assert args == w.args == [f"--setattr={value}"]
+    assert scan(text, Reporter()).args == args
+
+
+@SETTINGS
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(["#flux:", "# flux:", "#FLUX:", "", "#", "x"]), LINE_TEXT),
+        max_size=6,
+    )
+)
+def test_reader_agrees_with_flux(
+    lines: list[tuple[str, str]], flux_batch_oracle: FluxBatchOracle
+) -> None:
+    text = "#!/bin/sh\n" + "".join(f"{p} {t}\n" if p else f"{t}\n" for p, t in lines)
+    ok, args, error = flux_batch_oracle.parse(text)
+    script = scan(text, Reporter())
+    assert script.ok == ok, (error, text)
+    if ok:
+        assert script.args == args
+
+
+@pytest.mark.parametrize("value", ["\u2028", "a\x1cb", "\x85"])
+def test_unicode_line_breaks(value: str, flux_batch_oracle: FluxBatchOracle) -> None:
+    """Python's text reading splits lines at `\\n` (and `\\r`) only, so these stay in the value."""
+    text = f"#!/bin/sh\n#flux: --job-name={quote(value)}\n"
+    ok, args, _ = flux_batch_oracle.parse(text)
+    assert ok
+    assert scan(text, Reporter()).args == args
