@@ -21,6 +21,14 @@ from tests.conftest import CORPUS, FluxBatchOracle, without_site_names
 from tests.formats.test_flux_batch import CORPUS_FILES
 
 SLURM_FILES = sorted((CORPUS / "slurm").glob("*")) if (CORPUS / "slurm").is_dir() else []
+#: the other script formats' corpora, each file with the format that reads it
+OTHER_FILES = [
+    (fmt, p)
+    for fmt in ("pbs", "torque", "lsf", "sge", "htcondor")
+    if (CORPUS / fmt).is_dir()
+    for p in sorted((CORPUS / fmt).glob("*"))
+    if p.is_file()
+]
 FLUX_OK = [p for p in CORPUS_FILES if p.parent.name != "invalid"]
 
 #: IR fields (under `spec`, plus the name) that both formats write exactly
@@ -121,6 +129,27 @@ def test_slurm_corpus_to_flux_batch_is_what_flux_reads(
     job, _diags = bammmc.parse(text, "slurm", filename=path.name)
     if job is None:
         pytest.skip("the Slurm reader refuses this file")
+    reporter = Reporter()
+    script, args = render(job, reporter)
+    if any(d.is_error for d in reporter.diagnostics):
+        assert all(d.code == "E140" for d in reporter.diagnostics if d.is_error)
+        return
+    ok, flux_args, error = flux_batch_oracle.parse(script)
+    assert ok, (error, script)
+    assert flux_args == args, script
+
+
+@pytest.mark.skipif(not OTHER_FILES, reason="../shared/corpus is not here")
+@pytest.mark.parametrize(
+    ("fmt", "path"), OTHER_FILES, ids=[f"{f}/{p.name}" for f, p in OTHER_FILES]
+)
+def test_other_corpora_to_flux_batch_are_what_flux_reads(
+    fmt: str, path: Path, flux_batch_oracle: FluxBatchOracle
+) -> None:
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    job, _ = bammmc.parse(text, fmt, filename=path.name)
+    if job is None:
+        pytest.skip(f"the {fmt} reader refuses this file")
     reporter = Reporter()
     script, args = render(job, reporter)
     if any(d.is_error for d in reporter.diagnostics):
