@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shlex
 from typing import Any, Final
 
@@ -22,11 +21,12 @@ from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
 from bammmc.backends.splat import dump_yaml
 from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.flux_lang import FluxLangError, constraint_from_splat, constraint_to_splat
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Template
-from bammmc.passes.lower.flux import SCHEMES_BACK, SCRIPT_COMMAND, to_mustache
+from bammmc.passes.lower.flux import SCRIPT_COMMAND, dependency_object, to_mustache
 
 CAPABILITIES: Final[dict[str, str]] = {
     "metadata.name": "exact (`attributes.system.job.name`)",
@@ -152,33 +152,37 @@ class FluxWriter:
         if self.flux.resource_graph is not None:
             return self.flux.resource_graph, "task"
         r = self.spec.resources
-        tasks = (r.tasks if r else None) or 1
         nodes = r.nodes if r else None
+        per_node = r.tasks_per_node if r else None
+        tasks = (r.tasks if r else None) or (nodes * per_node if nodes and per_node else None)
+        tasks = tasks or nodes or 1
         cores = 1
         if r is not None and r.cpus_per_task is not None:
             cores = math.ceil(r.cpus_per_task.cores)
             if not r.cpus_per_task.whole:
                 self.approximated("spec.resources.cpusPerTask", f"rounded up to {cores} cores")
-        gpus = 0
+        slots_per_node = per_node or (math.ceil(tasks / nodes) if nodes else tasks)
+        gpus: int | None = None
         if r is not None and r.gpu is not None and r.gpu.count is not None:
             count = r.gpu.count
-            gpus = math.ceil(count.amount)
-            if count.scope not in (None, "task") or gpus != count.amount:
+            # Flux puts GPUs in each task's slot (pitfall 20): share a node's or the job's
+            share = {"node": slots_per_node, "job": tasks}.get(count.scope or "task", 1)
+            gpus = math.ceil(count.amount / share)
+            if gpus * share != count.amount or count.scope not in (None, "task", "node", "job"):
                 self.approximated(
                     "spec.resources.gpu.count",
-                    f"{gpus} GPUs in each task's slot (Flux `-g` is per slot, pitfall 20)",
+                    f"{gpus} GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)",
                 )
         inner: list[dict[str, Any]] = [{"type": "core", "count": cores}]
-        if gpus:
+        if gpus is not None:
             inner.append({"type": "gpu", "count": gpus})
-        per_node = r.tasks_per_node if r else None
         if nodes is None:
             if self.spec.placement is not None and self.spec.placement.exclusive:
                 self.lost("spec.placement.exclusive", "Flux slots are exclusive; nodes need `-N`")
             if per_node is not None:
                 self.lost("spec.resources.tasksPerNode", "the jobspec has no node vertex")
             return [{"type": "slot", "count": tasks, "label": "task", "with": inner}], "task"
-        slots = per_node or math.ceil(tasks / nodes)
+        slots = slots_per_node
         node: dict[str, Any] = {
             "type": "node",
             "count": nodes,
@@ -201,6 +205,15 @@ class FluxWriter:
         command: list[str]
         if ex is not None and ex.executable:
             command = [ex.executable, *shlex.split(ex.arguments or "")]
+        elif script and ex is not None and ex.script is not None:
+            command = list(SCRIPT_COMMAND)
+            if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell
+                command = [ex.shell or "/bin/bash", *SCRIPT_COMMAND]
+            elif ex.shell is not None and ex.shell not in ex.script.partition("\n")[0]:
+                self.approximated(
+                    "spec.execution.shell",
+                    f"the script runs with its own `#!` line, not `{ex.shell}`",
+                )
         elif script:
             command = list(SCRIPT_COMMAND)
         else:
@@ -279,13 +292,15 @@ class FluxWriter:
 
     def dependencies(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for dep in self.spec.dependencies or []:
-            if dep.scheme is None or dep.value is None:
-                self.lost("spec.dependencies", "a dependency without a scheme and value")
+        for n, dep in enumerate(self.spec.dependencies or []):
+            obj = dependency_object(dep)
+            if obj is None:
+                self.lost(
+                    f"spec.dependencies[{n}]",
+                    "Flux has no such dependency (an array count, a begin time without a zone)",
+                )
                 continue
-            if dep.count is not None:
-                self.lost("spec.dependencies", "Flux dependencies have no count")
-            out.append({"scheme": SCHEMES_BACK[dep.scheme], "value": dep.value})
+            out.append(obj)
         for sym in self.flux.symbolic_dependencies or []:
             entry: dict[str, Any] = {"scheme": sym.scheme, "value": sym.value}
             if sym.type is not None:
@@ -296,19 +311,18 @@ class FluxWriter:
         return out
 
     def constraints(self) -> dict[str, Any] | None:
-        if self.flux.constraints_spec is not None:
-            return self.flux.constraints_spec
         p = self.spec.placement
-        if p is None or not p.constraint:
+        text = p.constraint if p is not None else None
+        spec = self.flux.constraints_spec
+        if spec is not None and (text is None or constraint_to_splat(spec) in (None, text)):
+            return spec
+        if not text:
             return None
-        words = [w.strip() for w in p.constraint.split("&")]
-        if not all(words) or any(re.search(r"[|()!\[\]*\s]", w) for w in words):
-            self.lost(
-                "spec.placement.constraint",
-                f"`{p.constraint}` is not a list of features joined by `&`",
-            )
+        try:
+            return constraint_from_splat(text)
+        except FluxLangError as exc:
+            self.lost("spec.placement.constraint", f"`{text}`: {exc}")
             return None
-        return {"properties": words}
 
     def shell_options(self) -> dict[str, Any] | None:
         options = dict(self.flux.shell_options or {})
@@ -324,7 +338,7 @@ class FluxWriter:
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
         if output:
             options["output"] = output
-        return options
+        return options if options or self.flux.shell_options is not None else None
 
     def path(self, template: Template, field: str) -> str:
         extra: dict[str, str] = {}

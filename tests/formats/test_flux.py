@@ -312,7 +312,44 @@ BASE = (
         ),
         (
             "    duration: 60\n    constraints: {properties: [ssd]}\n",
-            lambda j: j.spec.extensions.flux.constraints_spec == {"properties": ["ssd"]},
+            lambda j: (
+                j.spec.extensions.flux.constraints_spec == {"properties": ["ssd"]}
+                and j.spec.placement.constraint == "ssd"
+            ),
+        ),
+        (
+            "    duration: 60\n    constraints: {or: [{properties: [a, b]}, {properties: [c]}]}\n",
+            lambda j: j.spec.placement.constraint == "(a&b)|c",
+        ),
+        (
+            "    duration: 60\n    constraints: {not: [{hostlist: ['n[1-2]']}]}\n",
+            lambda j: j.spec.placement is None,
+        ),
+        (
+            "    duration: 60\n    dependencies: [{scheme: afterstart, value: f1}]\n",
+            lambda j: j.spec.dependencies[0].scheme == "after",
+        ),
+        (
+            "    duration: 60\n    dependencies: [{scheme: after, value: f1}]\n",
+            lambda j: j.spec.extensions.flux.system["dependencies"][0]["scheme"] == "after",
+        ),
+        (
+            "    duration: 60\n    dependencies: [{scheme: afterexcept, value: f1}]\n",
+            lambda j: j.spec.dependencies is None,
+        ),
+        (
+            "    duration: 60\n    job: {name: n, tag: x}\n",
+            lambda j: (
+                j.metadata.name == "n" and j.spec.extensions.flux.system == {"job": {"tag": "x"}}
+            ),
+        ),
+        (
+            "    duration: 90.5\n",
+            lambda j: j.spec.schedule.walltime.seconds == 91,
+        ),
+        (
+            "    duration: 60\n    user-thing: 1\n",
+            lambda j: j.spec.extensions.flux.system == {"user-thing": 1},
         ),
         (
             "    duration: 60\n    files: {script: {mode: 33216, encoding: utf-8, "

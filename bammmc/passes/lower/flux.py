@@ -13,7 +13,8 @@ no limit, kept as written), ``cwd``, ``environment`` (``null`` unsets -> ``env_u
 ``queue``, ``bank`` -> ``schedule.account``, ``project``, ``job.name`` -> ``metadata.name``,
 ``shell.options.output.{stdout,stderr}`` file paths -> output templates (``{{id}}`` ->
 ``{job_id}``), ``dependencies`` (RFC 26) -> ``spec.dependencies`` or
-``symbolic_dependencies``, ``constraints`` (RFC 31) -> ``constraints_spec``, ``files``
+``symbolic_dependencies``, ``constraints`` (RFC 31) -> ``constraints_spec`` and, when it has
+one, ``placement.constraint`` (``flux_lang.constraint_to_splat``), ``files``
 (RFC 37) -> ``embeddedFiles`` with ``script`` also the job's script; every other key in
 ``extensions.flux.system``. ``attributes.user`` -> ``user_attributes``.
 
@@ -31,23 +32,22 @@ import msgspec
 
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.flux import Jobspec, get, is_int, is_str
+from bammmc.frontends.flux_lang import (
+    FluxLangError,
+    constraint_to_splat,
+    from_object,
+    from_splat,
+    parse_dependency,
+    to_object,
+    to_splat,
+)
 from bammmc.frontends.yamlnodes import Node
-from bammmc.ir.job import API_VERSION, Job
+from bammmc.ir.envvars import strip_compatibility_block
+from bammmc.ir.job import API_VERSION, Dependency, Job
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, Duration, Template
 from bammmc.passes.lower.slurm import _keep_values
 
-#: RFC 26 schemes -> SPLAT dependency schemes (flux-core's `afterstart` is SPLAT's `after`)
-SCHEMES: Final = {
-    "afterok": "afterok",
-    "afternotok": "afternotok",
-    "afterany": "afterany",
-    "afterstart": "after",
-    "singleton": "singleton",
-    "begin-time": "begin_time",
-}
-#: SPLAT scheme -> the RFC 26 scheme the writer uses
-SCHEMES_BACK: Final = {v: k for k, v in SCHEMES.items()}
 #: mustache tags in output paths -> SPLAT template variables (flux.md §8.2)
 MUSTACHE: Final = {
     "id": "job_id",
@@ -109,13 +109,13 @@ def to_mustache(template: Template, extra: dict[str, str] | None = None) -> str:
     return template.render(tags)
 
 
-def v1_shape(graph: Any) -> tuple[int | None, int, int, int, str] | None:
-    """``(nodes or None, slots per node, cores per slot, gpus per slot, label)`` when the graph
-    is ``[node N >] slot S > core C[, gpu G]`` with fixed counts, else None.
+def v1_shape(graph: Any) -> tuple[int | None, int, int, int | None, str] | None:
+    """``(nodes or None, slots per node, cores per slot, gpus per slot or None, label)`` when
+    the graph is ``[node N >] slot S > core C[, gpu G]`` with fixed counts, else None.
 
     >>> core = {"type": "core", "count": 2}
     >>> v1_shape([{"type": "slot", "count": 4, "label": "t", "with": [core]}])
-    (None, 4, 2, 0, 't')
+    (None, 4, 2, None, 't')
     """
     if not isinstance(graph, list) or len(graph) != 1 or not isinstance(graph[0], dict):
         return None
@@ -145,7 +145,7 @@ def v1_shape(graph: Any) -> tuple[int | None, int, int, int, str] | None:
             return None
     if cores is None:
         return None
-    return nodes, top["count"], cores, gpus or 0, str(top.get("label"))
+    return nodes, top["count"], cores, gpus, str(top.get("label"))
 
 
 def _fixed(value: Any, least: int = 1) -> bool:
@@ -247,7 +247,7 @@ class _Lowering:
             return
         self.set("spec.resources.tasks", ntasks, node)
         self.set("spec.resources.cpusPerTask", Cpu.parse(cores), node)
-        if gpus:
+        if gpus is not None:
             self.set("spec.resources.gpu.count", Count.parse(gpus), node)
         if nodes is not None:
             self.set("spec.resources.nodes", nodes, node)
@@ -262,7 +262,15 @@ class _Lowering:
         assert command is not None
         words = [str(w.value) for w in command.children]
         if script is not None and words == SCRIPT_COMMAND:
-            self.set("spec.execution.script", script, command)
+            self.set("spec.execution.script", without_block(script), command)
+        elif (
+            script is not None
+            and words[1:] == SCRIPT_COMMAND
+            and words[0].startswith("/")
+            and not script.startswith("#!")
+        ):
+            self.set("spec.execution.shell", words[0], command.children[0])
+            self.set("spec.execution.script", without_block(script), command)
         else:
             self.set("spec.execution.executable", words[0], command.children[0])
             if len(words) > 1:
@@ -320,7 +328,11 @@ class _Lowering:
         elif name == "dependencies":
             self.dependencies(value, k)
         elif name == "constraints":
-            self.ext("constraints_spec", value.plain(), value, k)
+            plain = value.plain()
+            self.ext("constraints_spec", plain, value, k)
+            text = constraint_to_splat(plain)
+            if text is not None:
+                self.set("spec.placement.constraint", text, value, k)
         elif name == "files":
             pass  # read by files() first: the script decides how the command reads
         else:
@@ -385,24 +397,37 @@ class _Lowering:
             self.source_map.add("spec.extensions.flux.system.shell", key, value.span)
 
     def dependencies(self, value: Node, key: Span) -> None:
-        portable: list[dict[str, Any]] = []
+        """RFC 26 objects -> SPLAT dependencies (flux_lang.to_splat), `string`/`fluid` ones
+        -> `symbolic_dependencies`; kept as written when the writer would not give them back
+        exactly (an `after`, options, an order the two lists cannot keep)."""
+        portable: list[Dependency] = []
         symbolic: list[dict[str, Any]] = []
         plain = value.plain()
-        for dep in plain:
-            scheme = dep.get("scheme")
-            if set(dep) == {"scheme", "value"} and scheme in SCHEMES:
-                portable.append({"scheme": SCHEMES[scheme], "value": dep["value"]})
-            elif scheme in ("string", "fluid") and set(dep) <= {"scheme", "value", "type", "scope"}:
-                symbolic.append(dep)
+        for obj in plain:
+            try:
+                dep = from_object(obj)
+            except FluxLangError:
+                self.keep("dependencies", value)
+                return
+            splat = to_splat(dep)
+            if splat is not None:
+                portable.append(splat)
+            elif dep.scheme in ("string", "fluid") and set(obj) <= {
+                "scheme",
+                "value",
+                "type",
+                "scope",
+            }:
+                symbolic.append(obj)
             else:
-                portable = symbolic = []
-                break
-        back = [{"scheme": SCHEMES_BACK[d["scheme"]], "value": d["value"]} for d in portable]
-        if back + symbolic != plain:
+                self.keep("dependencies", value)
+                return
+        if [dependency_object(d) for d in portable] + symbolic != plain:
             self.keep("dependencies", value)
             return
         if portable:
-            self.set("spec.dependencies", portable, value, key)
+            wire = [msgspec.to_builtins(d) for d in portable]
+            self.set("spec.dependencies", wire, value, key)
         if symbolic:
             self.ext("symbolic_dependencies", symbolic, value, key)
 
@@ -433,6 +458,24 @@ class _Lowering:
         if script is not None and script.get("encoding") in (None, "utf-8"):
             return str(script["data"])
         return None
+
+
+def dependency_object(dep: Dependency) -> dict[str, Any] | None:
+    """The jobspec object of a SPLAT dependency (None when Flux has none).
+
+    >>> dependency_object(Dependency(scheme="after", value="f123"))
+    {'scheme': 'afterstart', 'value': 'f123'}
+    """
+    uri = from_splat(dep)
+    return None if uri is None else to_object(parse_dependency(uri))
+
+
+def without_block(script: str) -> str:
+    """The script without the variables block a bammmc writer put after its `#!` line."""
+    if script.startswith("#!"):
+        first, nl, rest = script.partition("\n")
+        return first + nl + strip_compatibility_block(rest)
+    return strip_compatibility_block(script)
 
 
 def is_nonneg(value: Any) -> bool:
