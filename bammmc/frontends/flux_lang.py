@@ -366,18 +366,23 @@ def parse_dependency(uri: str) -> FluxDependency:
                 "dependency",
             )
         query[key] = unquote_plus(str(rest[0]))
+    _check_value(scheme, value, len(uri), len(scheme) + 1)
+    return FluxDependency(scheme, value, query, 0, len(uri))
+
+
+def _check_value(scheme: str, value: str, end: int, offset: int) -> None:
+    """The value a known scheme needs: a job id, a name, a time."""
     if scheme in JOBID_SCHEMES | {"begin-time", "string", "fluid"} and not value:
         what = {"begin-time": "a time", "string": "a name"}.get(scheme, "a job id")
         raise FluxLangError(
             f"dependency `{scheme}` needs {what}",
             0,
-            len(uri),
+            end,
             f"write `{scheme}:VALUE`",
             "dependency",
         )
     if scheme == "begin-time":
-        _begin_time(value, len(scheme) + 1)
-    return FluxDependency(scheme, value, query, 0, len(uri))
+        _begin_time(value, offset)
 
 
 def _begin_time(value: str, offset: int) -> float:
@@ -471,6 +476,7 @@ def from_object(obj: dict[str, Any]) -> FluxDependency:
                 language="dependency",
             )
         query[str(key)] = str(item)
+    _check_value(scheme, value, 0, 0)
     return FluxDependency(scheme, value, query)
 
 
@@ -489,7 +495,10 @@ def to_splat(dep: FluxDependency) -> Dependency | None:
     if not dep.value:
         return None
     if scheme == "begin_time":
-        stamp = _begin_time(dep.value, 0)
+        try:
+            stamp = _begin_time(dep.value, 0)
+        except FluxLangError:
+            return None
         if stamp.is_integer():
             return Dependency(scheme="begin_time", value=str(int(stamp)))
         when = datetime.fromtimestamp(stamp, tz=UTC).isoformat()

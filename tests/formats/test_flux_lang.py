@@ -276,6 +276,9 @@ def test_to_object_numbers() -> None:
         {"scheme": "afterok", "value": 12},
         {"scheme": "string", "value": "x", "type": ["in"]},
         {"scheme": "string", "value": "x", "type": True},
+        {"scheme": "afterok", "value": ""},
+        {"scheme": "begin-time", "value": "soon"},
+        {"scheme": "begin-time", "value": "-1"},
     ],
 )
 def test_from_object_invalid(obj: dict[str, Any]) -> None:
@@ -309,6 +312,21 @@ def test_from_object_invalid(obj: dict[str, Any]) -> None:
 )
 def test_to_splat(uri: str, splat: Dependency | None) -> None:
     assert to_splat(parse_dependency(uri)) == splat
+
+
+@pytest.mark.parametrize(
+    "dep",
+    [
+        FluxDependency("afterok", ""),
+        FluxDependency("begin-time", ""),
+        FluxDependency("string", "x"),
+        FluxDependency("afterok", "f1", {"x": "1"}),
+        FluxDependency("begin-time", "soon"),
+    ],
+)
+def test_to_splat_none_for_objects(dep: FluxDependency) -> None:
+    """Objects come from jobspec unchecked: an empty job id has no SPLAT form either."""
+    assert to_splat(dep) is None
 
 
 @pytest.mark.parametrize(

@@ -39,9 +39,9 @@ from bammmc.frontends.flux_lang import (
 )
 from bammmc.ir.job import Dependency
 
-PROPS = settings(derandomize=True, deadline=None, max_examples=100)
+PROPS = settings(derandomize=True, deadline=None, max_examples=80)
 #: hypothesis' grammar strategy draws ~100 symbols a query: a few of them, the rest from QUERIES
-FEW = settings(derandomize=True, deadline=None, max_examples=12)
+FEW = settings(derandomize=True, deadline=None, max_examples=8)
 
 
 @functools.cache
