@@ -1,8 +1,8 @@
 """The small Flux languages both Flux formats read and write (grammar ``grammars/flux_lang.lark``).
 
-Used by ``frontends/flux.py`` (jobspec, format ``flux``) and ``frontends/flux_batch.py`` (batch
-script, format ``flux-batch``) and their backends. Follows shared/docs/formats/flux.md §3-§5 and
-the sources it names:
+Used by both Flux formats, ``flux`` (jobspec: ``passes/lower/flux.py``, ``backends/flux.py``) and
+``flux-batch`` (batch script: ``passes/lower/flux_batch.py``, ``backends/flux_batch.py``). Follows
+shared/docs/formats/flux.md §3-§5 and the sources it names:
 
 - **RFC 23 Flux Standard Duration** (`parse_fsd`, `format_fsd`): ``N[ms|s|m|h|d]``, N a
   non-negative float, or ``inf``/``infinity``. A bare number is seconds in RFC 23 but minutes for
