@@ -342,6 +342,12 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         if native == 0:
             native = 1  # urgency 0 would hold the job
             w.approximated("spec.schedule.priority", "urgency 1, the lowest that still runs")
+        if native > 16:
+            w.approximated(
+                "spec.schedule.priority",
+                f"`--urgency={native}`: above 16 only the instance owner may submit; "
+                "other users' jobs are refused",
+            )
         w.opt("urgency", native, "spec.schedule.priority")
     if sched.begin_after is not None:
         value = sched.begin_after.value

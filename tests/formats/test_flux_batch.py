@@ -378,6 +378,9 @@ def test_round_trip_reproduces_every_directive(
     assert again is not None, diags
     ok, _, error = flux_batch_oracle.parse(again)
     assert ok, error
+    # and the written script is stable: read and written again, it is the same text
+    third, _ = bammmc.convert(again, "flux-batch", "flux-batch")
+    assert third == again
     first, _ = read(text)
     second, _ = read(again)
     assert fields(first)["spec"].get("resources") == fields(second)["spec"].get("resources")
@@ -387,3 +390,24 @@ def test_round_trip_reproduces_every_directive(
         if not data["spec"]["execution"]:
             del data["spec"]["execution"]
     assert one == two
+
+
+@pytest.mark.parametrize(
+    ("directives", "written", "code"),
+    [
+        ("#SBATCH --priority=1000", "#flux: --urgency=31", "W301"),
+        ("#SBATCH --hold", "#flux: --urgency=hold", None),
+        ("#SBATCH --time=90", "#flux: --time-limit=90m", None),
+        ("#SBATCH --constraint='a|b&c'", "#flux: --requires=a\\ \\|\\ b,c", None),
+        ("#SBATCH --dependency=after:12", "#flux: --dependency=afterstart:12", None),
+        ("#SBATCH -N2 --ntasks-per-node=4", "#flux: --nslots=8", "W301"),
+        ("#SBATCH -o out-%j-%a.log", None, "W201"),
+    ],
+)
+def test_writer_from_slurm(directives: str, written: str | None, code: str | None) -> None:
+    out, diags = bammmc.convert(f"#!/bin/bash\n{directives}\nhostname\n", "slurm", "flux-batch")
+    assert out is not None, diags
+    if written is not None:
+        assert written in out.splitlines(), out
+    if code is not None:
+        assert code in [d.code for d in diags]

@@ -76,3 +76,65 @@ def test_unicode_line_breaks(value: str, flux_batch_oracle: FluxBatchOracle) -> 
     ok, args, _ = flux_batch_oracle.parse(text)
     assert ok
     assert scan(text, Reporter()).args == args
+
+
+TEXT = st.text(
+    st.characters(blacklist_characters="\r\n\x1c\x1d\x1e\x85\u2028\u2029\x00"), min_size=1
+)
+
+
+@SETTINGS
+@given(
+    name=TEXT,
+    queue=TEXT,
+    bank=TEXT,
+    cwd=TEXT,
+    var=st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True),
+    value=TEXT,
+)
+def test_written_job_reads_back(
+    name: str,
+    queue: str,
+    bank: str,
+    cwd: str,
+    var: str,
+    value: str,
+    flux_batch_oracle: FluxBatchOracle,
+) -> None:
+    """Adversarial strings in the written fields: Flux reads exactly the options meant, and our
+    reader gives back the same fields."""
+    import bammmc
+    from bammmc.backends.flux_batch import render
+    from bammmc.ir.job import Environment, Execution, Metadata, Schedule, Spec
+
+    spec = Spec(
+        schedule=Schedule(queue=queue, account=bank),
+        execution=Execution(
+            working_dir=cwd,
+            environment=Environment(vars={var: value}),
+            script="#!/bin/sh\nhostname\n",
+        ),
+    )
+    job = Job(api_version=API_VERSION, kind="Job", metadata=Metadata(name=name), spec=spec)
+    reporter = Reporter()
+    text, args = render(job, reporter)
+    assert not [d for d in reporter.diagnostics if d.is_error]
+    ok, flux_args, error = flux_batch_oracle.parse(text)
+    assert ok, (error, text)
+    assert flux_args == args
+    back, diags = bammmc.parse(text, "flux-batch")
+    assert back is not None, diags
+    assert back.metadata is not None and back.metadata.name == name
+    assert back.spec is not None and back.spec.schedule is not None
+    assert (back.spec.schedule.queue, back.spec.schedule.account) == (queue, bank)
+    assert back.spec.execution is not None and back.spec.execution.working_dir == cwd
+    env = back.spec.execution.environment
+    kept = (
+        (back.spec.extensions.flux.batch_options or {})
+        if back.spec.extensions and back.spec.extensions.flux
+        else {}
+    )
+    if "{{" in value:
+        assert kept.get("env") == [f"{var}={value.replace('$', '$$')}"]
+    else:
+        assert env is not None and env.vars == {var: value}

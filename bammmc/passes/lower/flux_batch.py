@@ -313,14 +313,16 @@ def _begin(occ: Occurrence, b: _Builder) -> None:
 
 
 def _env(occ: Occurrence, b: _Builder) -> None:
-    """`NAME=VALUE` without `$` or mustache substitutions becomes a variable; `-*` (clear all)
-    says the job does not inherit the submitter's environment; other rules stay as written."""
+    """`NAME=VALUE` without `$` substitutions (`$$` is a `$`) or mustache templates becomes a
+    variable; `-*` (clear all) says the job does not inherit the submitter's environment; other
+    rules stay as written, in order."""
     value = occ.value or ""
     spec = b.data.setdefault("spec", {})
     kept = spec.get("extensions", {}).get("flux", {}).get("batch_options", {}).get("env")
-    if _ENV_SET.match(value) and "$" not in value and "{{" not in value and not kept:
+    literal = "$" not in value.replace("$$", "")  # `$$` is a literal `$` in an --env rule
+    if _ENV_SET.match(value) and literal and "{{" not in value and not kept:
         key, _, val = value.partition("=")
-        b.set(f"spec.execution.environment.vars.{key}", val, occ)
+        b.set(f"spec.execution.environment.vars.{key}", val.replace("$$", "$"), occ)
         return
     env = spec.get("execution", {}).get("environment", {})
     if value == "-*" and not env and not kept:
