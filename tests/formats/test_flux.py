@@ -434,3 +434,59 @@ def test_constraints_split_on_ampersand() -> None:
 def test_flux_to_slurm() -> None:
     text, _r = convert(BASE + "    duration: 3600\n    queue: batch\n", "flux", "slurm")
     assert "#SBATCH --nodes=2" in text and "./app --flag 'two words'" in text
+
+
+def test_cli_writes_json_for_a_json_output(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bammmc.cli import main
+
+    src = tmp_path / "job.sbatch"
+    src.write_text(SCRIPTS["slurm-basic"])
+    for name, loads in (("out.jobspec.json", json.loads), ("out.jobspec.yaml", plain)):
+        result = CliRunner().invoke(main, [str(src), "-o", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        doc = loads((tmp_path / name).read_text())
+        assert doc["version"] == 1 and doc["tasks"][0]["count"] == {"per_slot": 1}
+    text = (tmp_path / "out.jobspec.json").read_text()
+    assert text.lstrip().startswith("{")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "out.jobspec.json")])
+    assert result.exit_code == 0, result.output
+
+
+def test_json_errors_are_located_in_nested_values() -> None:
+    text = (
+        '{\n  "version": 1,\n  "resources": [{"type": "slot", "count": {"min": 0}, "label": "t",'
+        ' "with": [{"type": "core", "count": 1}]}],\n  "tasks": [{"command": ["a"], "slot": "t",'
+        ' "count": {"per_slot": 1}}],\n  "attributes": {"system": {"duration": 1}}\n}\n'
+    )
+    _, r = read(text, "job.jobspec.json")
+    d = next(d for d in r.diagnostics if d.is_error)
+    assert d.span is not None
+    assert (d.code, d.span.line, d.span.column) == ("E118", 3, 51)
+
+
+def test_writer_from_a_canonical_graph_keeps_it() -> None:
+    text = (
+        "version: 999\nresources:\n  - type: slot\n    count: {min: 2, max: 8, operator: '*', "
+        "operand: 2}\n    label: x\n    with:\n      - {type: node, count: 1}\ntasks:\n"
+        "  - command: [app]\n    slot: x\n    count: {per_slot: 1}\nattributes: {}\n"
+    )
+    back, _ = convert(text, "flux", "flux")
+    assert plain(back) == plain(text)
+
+
+def test_unknown_system_attribute_warns_with_suggestion() -> None:
+    _, r = read(BASE + "    duration: 60\n    qeue: batch\n")
+    d = next(d for d in r.diagnostics if d.code == "W431")
+    assert d.span is not None and d.span.line == 19 and "queue" in (d.help or "")
+
+
+def test_duplicate_label_is_located() -> None:
+    text = BASE.replace("label: task", "label: t2") + "    duration: 60\n"
+    text = text.replace("slot: task", "slot: t2").replace(
+        "- type: node\n", "- type: node\n    label: t2\n"
+    )
+    job, r = read(text)
+    d = next(d for d in r.diagnostics if d.code == "E155")
+    assert job is None and d.span is not None and d.span.line == 9

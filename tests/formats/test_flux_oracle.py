@@ -82,3 +82,48 @@ def test_flux_to_slurm_accepted_by_sbatch(
     checked = without_site_names(out)
     accepted, message = big_sbatch_check(checked, "-p", "batch")
     assert accepted, f"{message}\n{checked}"
+
+
+def _oracle_module() -> Any:
+    import importlib.util
+
+    path = ORACLES / "flux" / "check.py"
+    if not path.is_file():
+        pytest.skip("the Flux oracle is not here")
+    pytest.importorskip("jsonschema")
+    pytest.importorskip("referencing")
+    spec = importlib.util.spec_from_file_location("flux_check", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+JOBSPECS = sorted(
+    p
+    for d in ("valid", "invalid", "valid_v1", "invalid_v1", "valid_json")
+    if (CORPUS / "flux" / d).is_dir()
+    for p in (CORPUS / "flux" / d).glob("*")
+)
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not JOBSPECS, reason="../shared/corpus/flux is not here")
+def test_v1_verdicts_agree_with_the_oracle() -> None:
+    """For every jobspec of the corpus, "Flux would accept it for submission" is the same
+    verdict from the oracle (V1 schema + its `--v1-rules`) and from bammmc (no error, no W430)."""
+    oracle = _oracle_module()
+    schema = oracle.validator("v1")
+    disagree = []
+    for path in JOBSPECS:
+        text = path.read_text()
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            doc = None
+        theirs = doc is not None and not list(schema.iter_errors(doc)) and not oracle.v1_rules(doc)
+        out, diags = bammmc.convert(text, "flux", "splat", filename=path.name)
+        ours = out is not None and not any(d.code == "W430" for d in diags)
+        if theirs != ours:
+            disagree.append(f"{path.parent.name}/{path.name}: oracle {theirs}, bammmc {ours}")
+    assert not disagree, disagree
