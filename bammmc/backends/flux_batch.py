@@ -20,13 +20,20 @@ import re
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import (
+    MIRRORS,
+    UNSUPPORTED_EVERYWHERE,
+    report_foreign,
+    report_unsupported,
+)
 from bammmc.backends.container import in_container
 from bammmc.backends.flux_batch_options import OPTIONS
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
+    FluxDependency,
     FluxLangError,
     constraint_from_splat,
+    format_dependency,
     format_fsd,
     format_requires,
     from_splat,
@@ -103,12 +110,8 @@ UNSUPPORTED: Final = (
     "spec.placement.topologySpread",
     "spec.placement.groupBy",
     "spec.placement.prefer",
-    "spec.extensions.flux.resource_graph",
-    "spec.extensions.flux.symbolic_dependencies",
-    "spec.extensions.flux.embeddedFiles",
     "spec.extensions.flux.preemptible_after",
-    "spec.extensions.flux.count_expression",
-    "spec.extensions.flux.constraints_spec",
+    "spec.extensions.flux.version",
 )
 
 
@@ -239,7 +242,18 @@ def render(
             "`flux batch` has no `--cc`: submit copies with `flux submit --cc=IDSET` "
             "(`{{cc}}`, `$FLUX_JOB_CC`); Flux has no throttle (`maxConcurrent`)",
         )
+    _flux_ext(w, spec, ext)
     for key, value in (ext.shell_options or {}).items():
+        if (
+            key == "output"
+            and spec.output is not None
+            and (spec.output.stdout or spec.output.stderr)
+        ):
+            w.approximated(
+                "spec.extensions.flux.shell_options.output",
+                "`--output`/`--error` carry the output files",
+            )
+            continue
         w.opt("setopt", f"{key}={json.dumps(value)}", f"spec.extensions.flux.shell_options.{key}")
     for key, value in (ext.user_attributes or {}).items():
         w.opt(
@@ -314,6 +328,58 @@ def _script(spec: Spec, w: FluxBatchWriter) -> tuple[str, str]:
         w.lost("spec.execution.container", "a container without an image or command runs nothing")
         return "", f"#!{shell}"
     return "exec " + " ".join(command) + "\n", f"#!{shell}"
+
+
+def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
+    """The jobspec reader's keys (`extensions.flux`) that a batch script can carry, or that the
+    portable fields carry for it."""
+    base = "spec.extensions.flux"
+    for i, sym in enumerate(ext.symbolic_dependencies or ()):
+        options: dict[str, str] = {
+            k: v for k, v in (("type", sym.type), ("scope", sym.scope)) if v is not None
+        }
+        try:
+            uri = format_dependency(FluxDependency(sym.scheme, sym.value, options))
+        except FluxLangError as exc:
+            w.lost(f"{base}.symbolic_dependencies[{i}]", exc.message)
+            continue
+        w.opt("dependency", uri, f"{base}.symbolic_dependencies[{i}]")
+    if ext.constraints_spec is not None:
+        carried = False
+        if spec.placement is not None and spec.placement.constraint is not None:
+            try:
+                carried = constraint_from_splat(spec.placement.constraint) == ext.constraints_spec
+            except FluxLangError:
+                carried = False
+        if not carried:
+            query = format_requires(ext.constraints_spec)
+            if query is None:
+                w.lost(f"{base}.constraints_spec", "RFC 35 has no query for this constraint")
+            else:
+                w.opt("requires", query, f"{base}.constraints_spec")
+    for name in ext.env_unset or ():
+        w.opt("env", f"-{name}", f"{base}.env_unset")
+    for key in ("resource_graph", "task", "tasks", "count_expression", "embedded_files", "system"):
+        if getattr(ext, key) is None:
+            continue
+        path = f"{base}.{'embeddedFiles' if key == 'embedded_files' else key}"
+        carried_by = [f for f in MIRRORS["flux"].get(key, ()) if _is_set(spec, f.replace(".", "/"))]
+        if carried_by:
+            w.approximated(
+                path, f"the jobspec form is not written; `spec.{carried_by[0]}` carries its meaning"
+            )
+        else:
+            w.lost(path, "a batch script has no place for this part of a jobspec")
+
+
+def _is_set(spec: Spec, path: str) -> bool:
+    node: object = spec
+    for part in path.split("/"):
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower()
+        node = getattr(node, snake, None)
+        if node is None:
+            return False
+    return not (isinstance(node, (list, dict, str)) and not node)
 
 
 def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:

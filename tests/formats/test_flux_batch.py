@@ -411,3 +411,35 @@ def test_writer_from_slurm(directives: str, written: str | None, code: str | Non
         assert written in out.splitlines(), out
     if code is not None:
         assert code in [d.code for d in diags]
+
+
+FROM_JOBSPEC_KEYS = """\
+apiVersion: bammm.io/v1alpha1
+kind: Job
+spec:
+  resources: {tasks: 2}
+  extensions:
+    flux:
+      symbolic_dependencies:
+        - {scheme: fluid, value: restart, type: in, scope: user}
+      constraints_spec: {not: [{hostlist: ["node7"]}]}
+      env_unset: [DISPLAY]
+      shell_options: {cpu-affinity: per-task}
+      user_attributes: {member: 7}
+"""
+
+
+def test_writer_carries_the_jobspec_keys(flux_batch_oracle: FluxBatchOracle) -> None:
+    job, diags = bammmc.parse(FROM_JOBSPEC_KEYS, "splat")
+    assert job is not None, diags
+    reporter = Reporter()
+    text, args = render(job, reporter)
+    ok, flux_args, error = flux_batch_oracle.parse(text)
+    assert ok, error
+    assert flux_args == args
+    assert "--dependency=fluid:restart?type=in&scope=user" in args
+    assert "--requires=-host:node7" in args
+    assert "--env=-DISPLAY" in args
+    assert '--setopt=cpu-affinity="per-task"' in args
+    assert "--setattr=user.member=7" in args
+    assert not [d for d in reporter.diagnostics if d.code == "W201"]

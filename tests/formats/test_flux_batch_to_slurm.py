@@ -28,6 +28,12 @@ OTHER_FILES = [
     if (CORPUS / fmt).is_dir()
     for p in sorted((CORPUS / fmt).glob("*"))
     if p.is_file()
+] + [
+    ("flux", p)
+    for folder in ("valid", "valid_v1", "valid_json")
+    if (CORPUS / "flux" / folder).is_dir()
+    for p in sorted((CORPUS / "flux" / folder).glob("*"))
+    if p.is_file()
 ]
 FLUX_OK = [p for p in CORPUS_FILES if p.parent.name != "invalid"]
 
