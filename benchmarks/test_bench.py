@@ -297,3 +297,26 @@ def test_classad_parse(benchmark: BenchmarkFixture) -> None:
         return classad.unparse(classad.parse(CLASSAD_REQUIREMENTS))
 
     assert benchmark(run).startswith("(TARGET.Arch")
+
+
+FLUX_BATCH_SCRIPT = (
+    "#!/bin/bash\n# Flux batch job\n"
+    "#flux: -N4 -n16 -c8 -g1 --exclusive\n"
+    "#flux: --time-limit=2h --queue=pbatch --bank=proj42 --urgency=12\n"
+    "#flux: --job-name='sweep run' --output=logs/{{name}}.{{id}}.out --error=logs/{{id}}.err\n"
+    "#flux: --dependency=afterok:f2Zq8Yp --requires='(ssd|nvme) bigmem' --signal=SIGUSR1@5m\n"
+    "#flux: --env=OMP_NUM_THREADS=8 --env=-DISPLAY --cwd=/p/lustre/run --setopt=mpibind=off\n"
+    '#flux: --setattr=user.conf="""\n#flux: [run]\n#flux: seed = 7\n#flux: """\n'
+    "flux run -n16 ./app\n"
+)
+
+
+def test_flux_batch_read_lower_emit(benchmark: BenchmarkFixture) -> None:
+    """Read, lower and re-emit a Flux batch script with RFC 36 quoting and a multi-line value."""
+
+    def run() -> str:
+        job, diags = bammmc.parse(FLUX_BATCH_SCRIPT, "flux-batch")
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, "flux-batch")[0]
+
+    assert benchmark(run)
