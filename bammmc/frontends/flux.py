@@ -18,7 +18,8 @@ from typing import Final
 
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
-from bammmc.frontends.yamlnodes import Node, compose
+from bammmc.frontends.yamlnodes import MAX_DEPTH, Node, compose
+from bammmc.ir.decode import MAX_NODES
 
 TOP_KEYS: Final = ("version", "resources", "tasks", "attributes")
 VERTEX_KEYS: Final = ("type", "count", "unit", "exclusive", "with", "label", "id")
@@ -87,6 +88,8 @@ def scan(text: str, reporter: Reporter) -> Jobspec:
     if not docs:
         reporter.report("E001", "the input holds no jobspec", help="give a Flux jobspec")
         return Jobspec(None)
+    if not _within_budget(docs[0], reporter):
+        return Jobspec(None)
     spec = Jobspec(docs[0], json=text.lstrip().startswith("{"))
     before = sum(d.is_error for d in reporter.diagnostics)
     _Checker(reporter, spec).document(docs[0])
@@ -103,6 +106,29 @@ def scan(text: str, reporter: Reporter) -> Jobspec:
             "on top, slot > core[,gpu], fixed counts, one task, a duration",
         )
     return spec
+
+
+def _within_budget(root: Node, reporter: Reporter, max_nodes: int = MAX_NODES) -> bool:
+    """Does the tree, its aliases expanded, stay within ``max_nodes``? (E006 at the alias that
+    goes over: an alias bomb, or an alias inside itself, never reaches the checks)"""
+    stack = [(root, 1)]
+    seen = 0
+    while stack:
+        node, depth = stack.pop()
+        seen += 1
+        if seen > max_nodes or depth > MAX_DEPTH:
+            reporter.report(
+                "E006",
+                f"the jobspec expands to more than {max_nodes:,} values or {MAX_DEPTH} levels",
+                node.span,
+                label="its aliases expand past the limit here",
+                notes=("an alias inside its own anchor never ends",),
+                help="write the values out plainly instead of nesting aliases",
+            )
+            return False
+        stack.extend((v, depth + 1) for _, v in node.items)
+        stack.extend((c, depth + 1) for c in node.children)
+    return True
 
 
 def get(node: Node, key: str) -> Node | None:

@@ -490,3 +490,47 @@ def test_duplicate_label_is_located() -> None:
     job, r = read(text)
     d = next(d for d in r.diagnostics if d.code == "E155")
     assert job is None and d.span is not None and d.span.line == 9
+
+
+RFC26 = sorted((CORPUS / "rfc26-dependencies").glob("*.yaml")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not RFC26, reason="shared corpus not present")
+@pytest.mark.parametrize("path", RFC26, ids=lambda p: p.name)
+def test_rfc26_fragments_as_dependencies(path: Path) -> None:
+    """RFC 26's examples (dependency lists, not whole jobspecs) inside a jobspec: symbolic
+    dependencies, written back exactly."""
+    deps = plain(path.read_text())
+    text = BASE + "    duration: 60\n    dependencies: " + json.dumps(deps) + "\n"
+    job, r = read(text)
+    assert job is not None, [d.message for d in r.diagnostics]
+    symbolic = job.spec.extensions.flux.symbolic_dependencies
+    assert [(d.scheme, d.value, d.type, d.scope) for d in symbolic] == [
+        (d["scheme"], d["value"], d["type"], d["scope"]) for d in deps
+    ]
+    back, _ = convert(text, "flux", "flux")
+    assert plain(back) == plain(text)
+    alone, r = read(path.read_text(), path.name)
+    assert alone is None and any(d.code == "E102" and d.span for d in r.diagnostics)
+
+
+def _bomb() -> str:
+    lines = ["    a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"    a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return BASE + "    duration: 60\n  user:\n" + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _bomb(),
+        "version: 1\nresources: &a [{type: slot, count: 1, label: t, with: *a}]\n"
+        "tasks: []\nattributes: {}\n",
+    ],
+    ids=["alias-bomb", "recursive-alias"],
+)
+def test_hostile_aliases_are_refused_quickly(text: str) -> None:
+    job, r = read(text)
+    assert job is None
+    d = next(d for d in r.diagnostics if d.is_error)
+    assert d.code == "E006" and d.span is not None
