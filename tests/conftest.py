@@ -224,6 +224,14 @@ class FluxBatchOracle:
                 args.extend(d.args)
         return True, args, None
 
+    def directives(self, text: str) -> list[list[str]]:
+        """The words of each option-carrying directive, one list per directive (what `flux
+        batch` hands its option parser, one call each)."""
+        import io
+
+        result = self.parser(io.StringIO(text, newline=None))
+        return [list(d.args) for d in result.directives if d.action == "SETARGS"]
+
 
 @pytest.fixture(scope="session")
 def flux_batch_oracle() -> FluxBatchOracle:
@@ -242,3 +250,68 @@ def flux_batch_oracle() -> FluxBatchOracle:
     except SystemExit:
         pytest.fail("flux-python is not installed: `pip install -e '.[test]'`")
     return FluxBatchOracle(parser)
+
+
+@pytest.fixture(scope="session")
+def flux_batch_cli() -> Any:
+    """flux-core's own `flux batch` option parser (`BatchCmd` of flux/cli/batch.py and base.py
+    in the pinned flux-python wheel, argparse with `allow_abbrev=False` in POSIX mode), built
+    in-process. The wheel's modules that need the Flux C library (`flux`, `flux.job`, …) are
+    replaced by stubs that only the parser's construction touches; option parsing itself is
+    flux-core's code. ``parser.parse_args(words)`` raises ``SystemExit`` where `flux batch`
+    would refuse the words."""
+    import argparse
+    import contextlib
+    import datetime
+    import importlib.util
+    import io
+    import sysconfig
+    import types
+
+    root = Path(sysconfig.get_paths()["purelib"]) / "flux"
+    if not (root / "cli" / "batch.py").is_file():
+        pytest.fail("flux-python is not installed: `pip install -e '.[test]'`")
+    saved = {k: v for k, v in sys.modules.items() if k == "flux" or k.startswith("flux.")}
+
+    def stub(name: str, **attrs: Any) -> types.ModuleType:
+        module = types.ModuleType(name)
+        module.__dict__.update(attrs)
+        module.__path__ = []
+        sys.modules[name] = module
+        return module
+
+    class Plugins:
+        def __init__(self, prog: str) -> None:
+            self.options: list[Any] = []
+
+    def load(name: str, path: Path) -> Any:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    try:
+        util = stub(
+            "flux.util",
+            help_formatter=lambda argwidth=40, raw_description=False: argparse.HelpFormatter,
+            parse_datetime=lambda value: datetime.datetime.now(),
+        )
+        job = stub("flux.job", JobspecV1=object, JobWatcher=object)
+        stub("flux", debugged=None, util=util, job=job)
+        stub("flux.job._utils", BatchConfig=dict, list_split=lambda x: x)
+        stub("flux.job.directives", DirectiveParser=object)
+        stub("flux.idset", IDset=object)
+        stub("flux.progress", ProgressBar=object)
+        cli = stub("flux.cli")
+        stub("flux.cli.plugin", CLIPluginRegistry=Plugins)
+        load("flux.cli.argparse", root / "cli" / "argparse.py")
+        cli.base = load("flux.cli.base", root / "cli" / "base.py")  # type: ignore[attr-defined]
+        batch = load("flux.cli.batch", root / "cli" / "batch.py")
+        with contextlib.redirect_stderr(io.StringIO()):
+            return batch.BatchCmd("flux batch").parser
+    finally:
+        for name in [k for k in sys.modules if k == "flux" or k.startswith("flux.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
