@@ -320,3 +320,27 @@ def test_flux_batch_read_lower_emit(benchmark: BenchmarkFixture) -> None:
         return bammmc.emit(job, "flux-batch")[0]
 
     assert benchmark(run)
+
+
+FLUX_JOBSPEC = (
+    "version: 1\nresources:\n  - type: node\n    count: 2\n    with:\n      - type: slot\n"
+    "        count: 4\n        label: task\n        with:\n          - {type: core, count: 2}\n"
+    "          - {type: gpu, count: 1}\ntasks:\n  - command: [./app, --flag]\n    slot: task\n"
+    "    count: {per_slot: 1}\nattributes:\n  system:\n    duration: 3600.0\n"
+    "    cwd: /home/me/run\n    queue: batch\n    environment: {OMP_NUM_THREADS: '2'}\n"
+    "    job: {name: train}\n    dependencies:\n      - {scheme: afterok, value: f2oLkTLb}\n"
+    "    constraints: {properties: [ssd]}\n"
+    "    shell: {options: {output: {stdout: {type: file, path: 'train-{{id}}.out'}}}}\n"
+    "  user: {study: sweep7}\n"
+)
+
+
+def test_flux_jobspec_read_lower_emit(benchmark: BenchmarkFixture) -> None:
+    """Read (with every located check), lower and re-emit a V1 jobspec (flux.md §2's example)."""
+
+    def run() -> str:
+        job, diags = bammmc.parse(FLUX_JOBSPEC, "flux")
+        assert job is not None and not [d for d in diags if d.is_error], diags
+        return bammmc.emit(job, "flux")[0]
+
+    assert benchmark(run).startswith("version: 1")
