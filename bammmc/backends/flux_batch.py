@@ -134,6 +134,14 @@ class FluxBatchWriter:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        ext = job.spec.extensions.flux if job.spec and job.spec.extensions else None
+        #: single-valued options kept as written (`extensions.flux.batch_options`): they win
+        #: over the portable field the reader also set from them (`-t 0.5s`, `-t 0`)
+        self.kept = {
+            n
+            for n in ((ext.batch_options or {}) if ext else {})
+            if n in OPTIONS and not OPTIONS[n].repeat
+        }
         #: `#flux:`, or `-- flux:` for a Lua script (whose comments start with `--`)
         self.sentinel = SENTINEL
         #: the `flux batch` words the directives carry, in order (for the oracle tests)
@@ -158,6 +166,8 @@ class FluxBatchWriter:
 
     def opt(self, name: str, value: object = None, path: str | None = None) -> None:
         assert name in OPTIONS, name
+        if path is not None and name in self.kept:
+            return  # the option as the reader kept it is written instead (it is exact)
         if value is None or value is True:
             self.lines.append(f"{self.sentinel} --{name}")
             self.args.append(f"--{name}")

@@ -443,3 +443,14 @@ def test_writer_carries_the_jobspec_keys(flux_batch_oracle: FluxBatchOracle) -> 
     assert '--setopt=cpu-affinity="per-task"' in args
     assert "--setattr=user.member=7" in args
     assert not [d for d in reporter.diagnostics if d.code == "W201"]
+
+
+@pytest.mark.parametrize("directive", ["-t 0.5s", "-t 0", "--output=o.{{node.id}}", "-t 2d"])
+def test_kept_options_come_back_once(directive: str) -> None:
+    text = f"#!/bin/sh\n#flux: {directive}\nhostname\n"
+    once, _ = bammmc.convert(text, "flux-batch", "flux-batch")
+    assert once is not None
+    twice, diags = bammmc.convert(once, "flux-batch", "flux-batch")
+    assert twice == once
+    assert "W407" not in [d.code for d in diags]
+    assert sum(line.startswith("#flux:") for line in once.splitlines()) == 1, once
