@@ -61,8 +61,8 @@ class Jobspec:
     root: Node | None
     #: true when the document was written as JSON (`{` first)
     json: bool = False
-    #: V1 shape violations (each reported as W430)
-    not_v1: list[str] = field(default_factory=list)
+    #: V1 shape violations and where (each reported as W430)
+    not_v1: list[tuple[str, Span]] = field(default_factory=list)
 
 
 def sniff(text: str) -> bool:
@@ -95,16 +95,16 @@ def scan(text: str, reporter: Reporter) -> Jobspec:
     _Checker(reporter, spec).document(docs[0])
     if sum(d.is_error for d in reporter.diagnostics) > before:
         spec.root = None
-    elif spec.not_v1:
-        version = get(docs[0], "version")
-        reporter.report(
-            "W430",
-            f"not a V1 jobspec: {spec.not_v1[0]}",
-            version.span if version is not None else docs[0].span,
-            notes=tuple(dict.fromkeys(spec.not_v1[1:])),
-            help="flux-core's job-ingest accepts only V1 jobspecs (RFC 25): one node or slot "
-            "on top, slot > core[,gpu], fixed counts, one task, a duration",
-        )
+    else:
+        for message, span in dict.fromkeys(spec.not_v1):
+            reporter.report(
+                "W430",
+                f"not a V1 jobspec: {message}",
+                span,
+                notes=("flux-core's job-ingest accepts only V1 jobspecs (RFC 25)",),
+                help="V1 is one node or slot on top, slot > core[,gpu], fixed counts, one "
+                "task counted per slot or in total, and a duration",
+            )
     return spec
 
 
@@ -212,8 +212,9 @@ class _Checker:
                 ok = False
         return ok
 
-    def v1(self, message: str) -> None:
-        self.spec.not_v1.append(message)
+    def v1(self, message: str, where: Node | Span) -> None:
+        span = where.span if isinstance(where, Node) else where
+        self.spec.not_v1.append((message, span))
 
     # ── the document ─────────────────────────────────────────────────────────────────────
 
@@ -269,7 +270,7 @@ class _Checker:
             if version.value == 1:
                 self.v1_shape(root)
             else:
-                self.v1(f"`version: {version.value}`: V1 is `version: 1`")
+                self.v1(f"`version: {version.value}`: V1 is `version: 1`", version)
 
     # ── resources ────────────────────────────────────────────────────────────────────────
 
@@ -590,84 +591,79 @@ class _Checker:
         resources = get(root, "resources")
         if resources is not None and resources.kind == "seq":
             if len(resources.children) != 1:
-                self.v1("V1 has exactly one top-level resource vertex")
+                self.v1(
+                    "V1 has exactly one top-level resource vertex",
+                    resources.children[1] if resources.children else resources,
+                )
             elif resources.children[0].kind == "map":
                 top = resources.children[0]
                 typ = get(top, "type")
                 if is_str(typ) and typ is not None and typ.value == "node":
-                    extra = [
-                        k.text
-                        for k, _ in top.items
-                        if k.text not in ("type", "count", "with", "unit")
-                    ]
-                    if extra:
-                        self.v1(
-                            f"a V1 node vertex has only type, count, with, unit (not {extra[0]})"
-                        )
+                    self.v1_keys(top, ("type", "count", "with", "unit"), "a V1 node vertex")
                     self.v1_count(top, "node", 1)
                     children = get(top, "with")
                     if not (
                         children is not None
                         and children.kind == "seq"
                         and len(children.children) == 1
-                        and get(children.children[0], "type") is not None
                         and getattr(get(children.children[0], "type"), "value", None) == "slot"
                     ):
-                        self.v1("a V1 node holds exactly one slot")
+                        self.v1("a V1 node holds exactly one slot", children or top)
                     else:
                         self.v1_slot(children.children[0])
                 elif is_str(typ) and typ is not None and typ.value == "slot":
                     self.v1_slot(top)
                 else:
-                    self.v1("the V1 top-level vertex is a node or a slot")
+                    self.v1("the V1 top-level vertex is a node or a slot", typ or top)
         tasks = get(root, "tasks")
         if tasks is not None and tasks.kind == "seq":
             if len(tasks.children) != 1:
-                self.v1("V1 has exactly one task")
+                self.v1("V1 has exactly one task", tasks.children[1] if tasks.children else tasks)
             elif tasks.children[0].kind == "map":
                 task = tasks.children[0]
-                extra = [
-                    k.text for k, _ in task.items if k.text not in ("command", "slot", "count")
-                ]
-                if extra:
-                    self.v1(f"a V1 task has only command, slot, count (not {extra[0]})")
+                self.v1_keys(task, ("command", "slot", "count"), "a V1 task")
                 count = get(task, "count")
-                if count is not None and get(count, "per_resource") is not None:
-                    self.v1("V1 task counts are `per_slot` or `total` (no `per_resource`)")
+                per_resource = get(count, "per_resource") if count is not None else None
+                if count is not None and per_resource is not None:
+                    self.v1(
+                        "V1 task counts are `per_slot` or `total` (no `per_resource`)",
+                        key_span(count, "per_resource") or per_resource.span,
+                    )
         attributes = get(root, "attributes")
         if attributes is not None and attributes.kind == "map":
             system = get(attributes, "system")
             if system is None or system.kind != "map":
-                self.v1("V1 requires `attributes.system`")
-            else:
-                if not is_number(get(system, "duration")):
-                    self.v1("V1 requires `attributes.system.duration`")
+                self.v1("V1 requires `attributes.system`", system or attributes)
+            elif not is_number(get(system, "duration")):
+                self.v1(
+                    "V1 requires `attributes.system.duration`",
+                    key_span(attributes, "system") or system.span,
+                )
             for sec in ("system", "user"):
                 value = get(attributes, sec)
                 if value is not None and value.kind == "map" and not value.items:
-                    self.v1(f"V1 `attributes.{sec}`, if present, is not empty")
+                    self.v1(f"V1 `attributes.{sec}`, if present, is not empty", value)
+
+    def v1_keys(self, node: Node, allowed: tuple[str, ...], what: str) -> None:
+        for k, _ in node.items:
+            if k.text not in allowed:
+                self.v1(f"{what} has only {', '.join(allowed)} (not `{k.text}`)", k)
 
     def v1_count(self, node: Node, kind: str, least: int) -> None:
         count = get(node, "count")
         if count is None:
             return
         if not is_int(count):
-            self.v1(f"a V1 {kind} count is a fixed integer")
+            self.v1(f"a V1 {kind} count is a fixed integer", count)
         elif count.value < least:
-            self.v1(f"a V1 {kind} count is {least} or more")
+            self.v1(f"a V1 {kind} count is {least} or more", count)
 
     def v1_slot(self, slot: Node) -> None:
-        extra = [
-            k.text
-            for k, _ in slot.items
-            if k.text not in ("type", "count", "with", "label", "exclusive")
-        ]
-        if extra:
-            self.v1(f"a V1 slot has only type, count, with, label, exclusive (not {extra[0]})")
+        self.v1_keys(slot, ("type", "count", "with", "label", "exclusive"), "a V1 slot")
         self.v1_count(slot, "slot", 1)
         children = get(slot, "with")
         if children is None or children.kind != "seq" or not 1 <= len(children.children) <= 2:
-            self.v1("a V1 slot holds a core and optionally a gpu")
+            self.v1("a V1 slot holds a core and optionally a gpu", children or slot)
             return
         types = []
         for child in children.children:
@@ -679,8 +675,8 @@ class _Checker:
                 or kind not in ("core", "gpu")
                 or any(k.text not in ("type", "count") for k, _ in child.items)
             ):
-                self.v1("a V1 slot holds only `{type: core|gpu, count: N}` vertices")
+                self.v1("a V1 slot holds only `{type: core|gpu, count: N}` vertices", child)
                 continue
             self.v1_count(child, kind, 1 if kind == "core" else 0)
         if "core" not in types or len(set(types)) != len(types):
-            self.v1("a V1 slot holds one core vertex and at most one gpu vertex")
+            self.v1("a V1 slot holds one core vertex and at most one gpu vertex", children)

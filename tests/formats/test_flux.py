@@ -110,18 +110,18 @@ INVALID: dict[str, tuple[str, int]] = {
 #: invalid as V1: an error when not even canonical, else W430 (flux-core refuses to submit it)
 INVALID_V1: dict[str, tuple[str, int]] = {
     "core_count_invalid.yaml": ("E118", 11),
-    "duration_missing.yaml": ("W430", 1),
+    "duration_missing.yaml": ("W430", 15),
     "gpu_count_invalid.yaml": ("E118", 13),
     "node_vertex_missing_count.yaml": ("E103", 3),
     "node_vertex_with_notarray.yaml": ("E102", 9),
     "node_vertex_with_toomany.yaml": ("E102", 9),
     "node_vertex_zero_count.yaml": ("E118", 4),
-    "res_type_unknown.yaml": ("W430", 1),
-    "slot_node.yaml": ("W430", 1),
-    "task_count_per_resource.yaml": ("W430", 1),
+    "res_type_unknown.yaml": ("W430", 3),
+    "slot_node.yaml": ("W430", 7),
+    "task_count_per_resource.yaml": ("W430", 16),
     "version_wrong.yaml": ("W430", 1),
-    "with_toomany.yaml": ("W430", 1),
-    "with_whatnow.yaml": ("W430", 1),
+    "with_toomany.yaml": ("W430", 7),
+    "with_whatnow.yaml": ("W430", 7),
 }
 
 
