@@ -193,6 +193,18 @@ class _Scanner:
             if n not in lines
         ]
         self.result.script = _without_compatibility_block("".join(kept))
+        if text.strip() and not text.startswith("#!"):
+            first = text.split("\n", 1)[0]
+            self.reporter.report(
+                "W409",
+                "the script does not start with a `#!` line; `flux batch` refuses it",
+                _span(self.file, 1, 1, max(1, len(first)), 0),
+                notes=(
+                    "flux-core: \"does not appear to start with '#!'\" (unless `--wrap`)",
+                    "bammmc writes `#!/bin/sh` (or `execution.shell`) in front of it",
+                ),
+                help="start the script with `#!/bin/sh`",
+            )
         return self.result
 
     def _lines(self, kinds: dict[int, tuple[str, str, int]]) -> None:

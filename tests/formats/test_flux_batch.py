@@ -454,3 +454,10 @@ def test_kept_options_come_back_once(directive: str) -> None:
     assert twice == once
     assert "W407" not in [d.code for d in diags]
     assert sum(line.startswith("#flux:") for line in once.splitlines()) == 1, once
+
+
+def test_a_script_without_shebang_is_noted() -> None:
+    _, codes = read("#flux: -N1\nhostname\n")
+    assert "W409" in codes
+    out, _ = bammmc.convert("#flux: -N1\nhostname\n", "flux-batch", "flux-batch")
+    assert out is not None and out.startswith("#!/bin/sh\n#flux: --nodes=1\n")
