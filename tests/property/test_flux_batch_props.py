@@ -5,6 +5,8 @@ accepts and rejects what Flux does, with the same words."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,6 +17,7 @@ from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_batch import scan
 from bammmc.ir.job import API_VERSION, Job
 from tests.conftest import FluxBatchOracle
+from tests.property.test_splat_props import documents
 
 SETTINGS = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -138,3 +141,33 @@ def test_written_job_reads_back(
         assert kept.get("env") == [f"{var}={value.replace('$', '$$')}"]
     else:
         assert env is not None and env.vars == {var: value}
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=documents())
+def test_any_job_is_written_as_flux_reads_it(
+    text: str, flux_batch_oracle: FluxBatchOracle, flux_batch_cli: Any
+) -> None:
+    """Any valid SPLAT job (the generator of tests/property/test_splat_props.py): the writer never
+    raises, and unless it says E140 its script passes Flux's directive parser into exactly the
+    words it meant and `flux batch`'s own option parser with no stray word."""
+    import bammmc
+    from bammmc.backends.flux_batch import render
+    from tests.formats.test_flux_batch_cli import flux_batch_accepts
+
+    job, _ = bammmc.parse(text, "splat")
+    if job is None:
+        return
+    reporter = Reporter()
+    script, args = render(job, reporter)
+    if any(d.is_error for d in reporter.diagnostics):
+        assert {d.code for d in reporter.diagnostics if d.is_error} == {"E140"}
+        return
+    ok, flux_args, error = flux_batch_oracle.parse(script)
+    assert ok, (error, script)
+    assert flux_args == args
+    ns = flux_batch_accepts(flux_batch_cli, flux_batch_oracle.directives(script))
+    assert ns is not None, script
+    assert not ns.SCRIPT
