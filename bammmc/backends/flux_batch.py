@@ -264,11 +264,11 @@ def render(
                 "`--output`/`--error` carry the output files",
             )
             continue
-        w.opt("setopt", f"{key}={json.dumps(value)}", f"spec.extensions.flux.shell_options.{key}")
+        w.opt("setopt", f"{key}={_json_value(value)}", f"spec.extensions.flux.shell_options.{key}")
     for key, value in (ext.user_attributes or {}).items():
         w.opt(
             "setattr",
-            f"user.{key}={json.dumps(value)}",
+            f"user.{key}={_json_value(value)}",
             f"spec.extensions.flux.user_attributes.{key}",
         )
     for name, values in (ext.batch_options or {}).items():
@@ -338,6 +338,17 @@ def _script(spec: Spec, w: FluxBatchWriter) -> tuple[str, str]:
         w.lost("spec.execution.container", "a container without an image or command runs nothing")
         return "", f"#!{shell}"
     return "exec " + " ".join(command) + "\n", f"#!{shell}"
+
+
+def _json_value(value: object) -> str:
+    """A `--setattr`/`--setopt` value: flux-core reads it as JSON when it is JSON, else as a
+    string, so a one-line string that is not JSON is written as it is (`mpibind=off`)."""
+    if isinstance(value, str) and "\n" not in value:
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value)
 
 
 def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:

@@ -171,9 +171,18 @@ LOWER_CASES: list[tuple[str, str | None, Any]] = [
         "extensions.flux.batch_options.dependency",
         ["string:foo?type=out"],
     ),
-    ("-S user.x=1", "extensions.flux.batch_options.setattr", ["user.x=1"]),
-    ("--setopt=mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
-    ("-o mpibind=off", "extensions.flux.batch_options.setopt", ["mpibind=off"]),
+    ("-S user.x=1", "extensions.flux.user_attributes", {"x": 1}),
+    ("--setattr=user.conf='{\"a\": [1]}'", "extensions.flux.user_attributes", {"conf": {"a": [1]}}),
+    ("--setattr=user.flag", "extensions.flux.user_attributes", {"flag": 1}),
+    ("--setattr=system.x=1", "extensions.flux.batch_options.setattr", ["system.x=1"]),
+    ("--setattr=user.a.b=1", "extensions.flux.batch_options.setattr", ["user.a.b=1"]),
+    ("--setopt=mpibind=off", "extensions.flux.shell_options", {"mpibind": "off"}),
+    ("-o mpibind=off", "extensions.flux.shell_options", {"mpibind": "off"}),
+    (
+        "-o output.stdout.mode=append",
+        "extensions.flux.batch_options.setopt",
+        ["output.stdout.mode=append"],
+    ),
     ("--begin-time=+1h", "extensions.flux.batch_options.begin-time", ["+1h"]),
     ("--output=o.{{node.id}}", "extensions.flux.batch_options.output", ["o.{{node.id}}"]),
     ("-u", "extensions.flux.batch_options.unbuffered", [""]),
@@ -440,7 +449,7 @@ def test_writer_carries_the_jobspec_keys(flux_batch_oracle: FluxBatchOracle) -> 
     assert "--dependency=fluid:restart?type=in&scope=user" in args
     assert "--requires=-host:node7" in args
     assert "--env=-DISPLAY" in args
-    assert '--setopt=cpu-affinity="per-task"' in args
+    assert '--setopt=cpu-affinity=per-task' in args
     assert "--setattr=user.member=7" in args
     assert not [d for d in reporter.diagnostics if d.code == "W201"]
 

@@ -201,6 +201,8 @@ def _option(occ: Occurrence, b: _Builder) -> None:
         _begin(occ, b)
     elif name == "env":
         _env(occ, b)
+    elif name in ("setattr", "setopt"):
+        _attribute(occ, b)
     elif name == "dependency":
         _dependency(occ, b)
     elif name == "requires":
@@ -381,3 +383,33 @@ def _requires(occ: Occurrence, b: _Builder) -> None:
         b.keep(occ)
         return
     b.set("spec.placement.constraint", text, occ)
+
+
+def _attribute(occ: Occurrence, b: _Builder) -> None:
+    """`--setattr=user.NAME[=VAL]` -> `extensions.flux.user_attributes`, `--setopt=NAME[=VAL]`
+    -> `shell_options` (VAL read as JSON if it is JSON, else a string; no VAL is 1, as flux-core
+    does); dotted (hierarchical) names, `system.` attributes and `^FILE` stay as written."""
+    import json
+
+    key, eq, raw = (occ.value or "").partition("=")
+    if occ.name == "setattr":
+        if not key.startswith("user.") or "." in key[5:] or not key[5:]:
+            b.keep(occ)
+            return
+        field, name = "user_attributes", key[5:]
+    else:
+        if "." in key or not key or key.startswith("^"):
+            b.keep(occ)
+            return
+        field, name = "shell_options", key
+    kept = b.data.get("spec", {}).get("extensions", {}).get("flux", {}).get(field, {})
+    if name in kept:
+        b.keep(occ)  # set twice: the spelling keeps the order
+        return
+    value: Any = 1
+    if eq:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+    b.ext(f"{field}.{name}", value, occ)
