@@ -134,6 +134,15 @@ class FluxWriter:
     def jobspec(self) -> dict[str, Any]:
         report_unsupported(self, self.job, UNSUPPORTED, "a Flux jobspec")
         report_foreign(self, self.spec, ("flux",))
+        for name, values in (self.flux.batch_options or {}).items():
+            shown = " ".join(f"--{name}" + (f"={v}" if v else "") for v in values)
+            self.lost(
+                f"spec.extensions.flux.batch_options.{name}",
+                f"`{shown}` is a `flux batch` option that no field carries; a jobspec has no "
+                "place for it",
+                help=f"submit the jobspec with `flux job submit` and pass `{shown}` to the "
+                "command that makes it (`flux batch`, `flux submit`), or convert to `flux-batch`",
+            )
         system = self.system()
         resources, label = self.resources()
         tasks = self.tasks(label, "files" in system and "script" in system["files"])

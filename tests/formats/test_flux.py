@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import bammmc
 from bammmc.backends import WriteOptions
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends import flux as reader
@@ -534,3 +535,13 @@ def test_hostile_aliases_are_refused_quickly(text: str) -> None:
     assert job is None
     d = next(d for d in r.diagnostics if d.is_error)
     assert d.code == "E006" and d.span is not None
+
+
+def test_batch_options_are_reported_by_the_jobspec_writer() -> None:
+    """`flux batch` options kept as written (flux-batch reader) have no jobspec form: W201 each,
+    never dropped in silence."""
+    script = "#!/bin/sh\n#flux: -n 2\n#flux: --conf=x.toml\nhostname\n"
+    out, diags = bammmc.convert(script, "flux-batch", "flux")
+    assert out is not None
+    lost = {d.field for d in diags if d.code == "W201"}
+    assert any(f and f.startswith("spec.extensions.flux.batch_options.") for f in lost), diags
