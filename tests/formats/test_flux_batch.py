@@ -449,7 +449,7 @@ def test_writer_carries_the_jobspec_keys(flux_batch_oracle: FluxBatchOracle) -> 
     assert "--dependency=fluid:restart?type=in&scope=user" in args
     assert "--requires=-host:node7" in args
     assert "--env=-DISPLAY" in args
-    assert '--setopt=cpu-affinity=per-task' in args
+    assert "--setopt=cpu-affinity=per-task" in args
     assert "--setattr=user.member=7" in args
     assert not [d for d in reporter.diagnostics if d.code == "W201"]
 
