@@ -18,7 +18,7 @@ from bammmc.frontends.flux_batch import scan, sniff
 from bammmc.ir.job import Job
 from bammmc.ir.priority import from_native, to_native
 from bammmc.passes.lower.flux_batch import fsd_seconds, lower
-from tests.conftest import CORPUS, FluxBatchOracle
+from tests.conftest import CORPUS, FluxBatchOracle, record_corpus
 
 BATCH = CORPUS / "flux" / "batch"
 CORPUS_FILES = sorted(p for p in BATCH.glob("*/*") if p.is_file()) if BATCH.is_dir() else []
@@ -363,6 +363,8 @@ def test_reader_agrees_with_flux(path: Path, flux_batch_oracle: FluxBatchOracle)
     reporter = Reporter(file=path.name)
     script = scan(text, reporter)
     ok, args, error = flux_batch_oracle.parse(text)
+    _, diagnostics = bammmc.parse(text, "flux-batch", filename=path.name)
+    record_corpus("flux-batch", f"{path.parent.name}/{path.name}", diagnostics)
     assert script.ok == ok, ([d.message for d in reporter.diagnostics], error)
     assert (path.parent.name == "invalid") == (not ok)
     if ok:
