@@ -1,15 +1,61 @@
 """Running a job script inside a container image on a batch scheduler (Apptainer/Singularity).
 
-Shared by the script-based backends (Slurm, PBS, Torque): the body is written to a file in /tmp,
-which both runtimes bind into the container by default, and run there with the script's shell.
+Shared by the script-based backends (Slurm, PBS, Torque, Flux batch): the body is written to a
+file in /tmp, which both runtimes bind into the container by default, and run there with the
+script's shell. :func:`script_body` builds the body of Slurm's and Flux's scripts.
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bammmc.ir.job import Spec
 
 Report = Callable[[str, str], None]
+
+
+def script_body(
+    spec: Spec, runtime: str, lost: Report, approximated: Report, shell: str = "/bin/bash"
+) -> tuple[str, str]:
+    """A script-based target's body (after the `#!` line) and its `#!` line: the job's script
+    (run in its container image, if any), or an `exec` line for an executable or a container
+    command. ``shell`` is the target's shell when the job names none."""
+    ex = spec.execution
+    shell = ex.shell if ex and ex.shell else shell
+    if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
+        return "", f"#!{shell}"
+    if ex.script is not None:
+        text = ex.script
+        first, rest = (
+            (text.partition("\n")[0], text.partition("\n")[2])
+            if text.startswith("#!")
+            else (f"#!{shell}", text)
+        )
+        if ex.container is not None and ex.container.image:
+            wrapped = in_container(rest, first, ex.container.image, runtime, lost, approximated)
+            if wrapped is not None:
+                return wrapped, first
+        elif ex.container is not None:
+            lost("spec.execution.container", "a container without an image")
+        return rest, first
+    command: list[str] = []
+    if ex.executable is not None:
+        command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+    elif ex.container is not None:
+        command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
+    if ex.container is not None and ex.container.image:
+        approximated(
+            "spec.execution.container.image",
+            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
+        )
+        command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+    if not command:
+        lost("spec.execution.container", "a container without an image or command runs nothing")
+        return "", f"#!{shell}"
+    return "exec " + " ".join(command) + "\n", f"#!{shell}"
 
 
 def in_container(

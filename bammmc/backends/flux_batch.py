@@ -26,7 +26,7 @@ from bammmc.backends.common import (
     report_foreign,
     report_unsupported,
 )
-from bammmc.backends.container import in_container
+from bammmc.backends.container import script_body
 from bammmc.backends.flux_batch_options import OPTIONS
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
@@ -233,7 +233,9 @@ def render(
     w = FluxBatchWriter(job, reporter, options or WriteOptions())
     spec = job.spec or Spec()
     ext = spec.extensions.flux if spec.extensions and spec.extensions.flux else FluxExt()
-    body, shebang = _script(spec, w)
+    body, shebang = script_body(
+        spec, w.options.container_runtime, w.lost, w.approximated, "/bin/sh"
+    )
     w.lines.append(shebang)
     interpreter = shebang[2:].split()
     if interpreter and any(p.rsplit("/", 1)[-1].startswith("lua") for p in interpreter[:2]):
@@ -296,48 +298,6 @@ def render(
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     body = compatibility_block(body, "flux-batch", w.lost, w.approximated) + body
     return "\n".join(w.lines) + "\n" + body, w.args
-
-
-def _script(spec: Spec, w: FluxBatchWriter) -> tuple[str, str]:
-    """The script body (after the shebang line) and the shebang line."""
-    import shlex
-
-    ex = spec.execution
-    shell = ex.shell if ex and ex.shell else "/bin/sh"
-    if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
-        return "", f"#!{shell}"
-    if ex.script is not None:
-        text = ex.script
-        first, rest = (
-            (text.partition("\n")[0], text.partition("\n")[2])
-            if text.startswith("#!")
-            else (f"#!{shell}", text)
-        )
-        if ex.container is not None and ex.container.image:
-            wrapped = in_container(
-                rest, first, ex.container.image, w.options.container_runtime, w.lost, w.approximated
-            )
-            if wrapped is not None:
-                return wrapped, first
-        elif ex.container is not None:
-            w.lost("spec.execution.container", "a container without an image")
-        return rest, first
-    command: list[str] = []
-    if ex.executable is not None:
-        command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
-    elif ex.container is not None:
-        command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
-    if ex.container is not None and ex.container.image:
-        runtime = w.options.container_runtime
-        w.approximated(
-            "spec.execution.container.image",
-            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-        )
-        command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
-    if not command:
-        w.lost("spec.execution.container", "a container without an image or command runs nothing")
-        return "", f"#!{shell}"
-    return "exec " + " ".join(command) + "\n", f"#!{shell}"
 
 
 def _json_value(value: object) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import in_container
+from bammmc.backends.container import script_body
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
     EXT_INTS,
@@ -210,7 +210,7 @@ def write(
     w = _Writer(job, reporter, options or WriteOptions())
     spec = job.spec or Spec()
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else SlurmExt()
-    script, shebang = _script(spec, w)
+    script, shebang = script_body(spec, w.options.container_runtime, w.lost, w.approximated)
     w.lines.append(shebang)
     foreign = any(line.startswith(("#PBS", "#BSUB")) for line in script.split("\n"))
     if foreign or ext.ignore_pbs:
@@ -254,52 +254,6 @@ def write(
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
     return [OutputFile("\n".join(w.lines) + "\n" + script)]
-
-
-def _script(spec: Spec, w: _Writer) -> tuple[str, str]:
-    """The script body (after the shebang line) and the shebang line."""
-    ex = spec.execution
-    shell = ex.shell if ex and ex.shell else "/bin/bash"
-    if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
-        return "", f"#!{shell}"
-    if ex.script is not None:
-        text = ex.script
-        first, rest = (
-            (text.partition("\n")[0], text.partition("\n")[2])
-            if text.startswith("#!")
-            else (f"#!{shell}", text)
-        )
-        if ex.container is not None and ex.container.image:
-            wrapped = in_container(
-                rest, first, ex.container.image, w.options.container_runtime, w.lost, w.approximated
-            )
-            if wrapped is not None:
-                return wrapped, first
-        elif ex.container is not None:
-            w.lost("spec.execution.container", "a container without an image")
-        return rest, first
-    command: list[str] = []
-    if ex.executable is not None:
-        command = [_sh_quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
-    elif ex.container is not None:
-        command = [_sh_quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
-    if ex.container is not None and ex.container.image:
-        runtime = w.options.container_runtime
-        w.approximated(
-            "spec.execution.container.image",
-            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-        )
-        command = [runtime, "exec", _sh_quote(f"docker://{ex.container.image}"), *command]
-    if not command:
-        w.lost("spec.execution.container", "a container without an image or command runs nothing")
-        return "", f"#!{shell}"
-    return "exec " + " ".join(command) + "\n", f"#!{shell}"
-
-
-def _sh_quote(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
 
 
 def _component(
