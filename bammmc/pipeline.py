@@ -17,6 +17,7 @@ from bammmc.ir.decode import MAX_NODES
 from bammmc.ir.job import Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
 from bammmc.ir.sourcemap import SourceMap
+from bammmc.ir.values import ValueSyntaxError
 from bammmc.passes import PassContext, run_passes
 from bammmc.registry import FORMATS, Format
 
@@ -72,7 +73,24 @@ def compile_text(
             "band": options.band,
         }
         kwargs = {k: v for k, v in settings.items() if k in wanted}
-        job, source_map = lowering.lower(scanned, reporter, **kwargs)
+        try:
+            job, source_map = lowering.lower(scanned, reporter, **kwargs)
+        except ValueSyntaxError as exc:  # a value no lowering check caught: an error, not a crash
+            reporter.report(
+                exc.code,
+                exc.message,
+                notes=("bammmc could not tell where in the file this value is",),
+                help=exc.help or "check the value",
+            )
+            job, source_map = None, SourceMap()
+        except msgspec.ValidationError as exc:  # a field out of the IR's range, not caught before
+            reporter.report(
+                "E118",
+                f"a value is outside what SPLAT allows: {exc}",
+                notes=("bammmc could not tell where in the file this value is",),
+                help="check the value the message names",
+            )
+            job, source_map = None, SourceMap()
         reads = [Read(job, source_map)]
     for read in reads:
         job = read.job

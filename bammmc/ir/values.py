@@ -150,7 +150,8 @@ def _parse_tree(text: str, start: str, code: str, what: str, example: str) -> Tr
         raise ValueSyntaxError(
             code, f"expected {what}, found nothing", help=f"write {what} such as {example}"
         )
-    if len(text) > 1000:  # no real value is this long (and int() refuses > 4300 digits)
+    limit = 4096 if start == "template" else 1000  # a path may be PATH_MAX long
+    if len(text) > limit:  # no real value is this long (and int() refuses > 4300 digits)
         raise ValueSyntaxError(
             code,
             f"{what} of {len(text)} characters is too long",

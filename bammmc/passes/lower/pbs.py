@@ -482,6 +482,10 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
     reporter = b.reporter
     tree = _tree("select", value, occ, reporter, "select statement", "2:ncpus=8:mem=16gb")
     chunks = [_chunk_map(c) for c in tree.children]
+    if any(n < 1 for n, _ in chunks):  # qsub: "Illegal attribute or resource value"
+        raise _invalid(
+            reporter, occ, f"`select={value}` asks for no chunk", "write `select=1:…` or more"
+        )
     count, res = chunks[0]
     exact = len(chunks) == 1 and set(res) <= MAPPED_CHUNK
     if len(chunks) > 1:
