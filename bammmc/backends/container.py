@@ -12,13 +12,46 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from bammmc.diagnostics.model import Reporter
     from bammmc.ir.job import Spec
 
 Report = Callable[[str, str], None]
 
 
+def refuser(reporter: Reporter) -> Report:
+    """A ``refuse(path, why)`` that reports E140: a value the target cannot carry safely."""
+
+    def refuse(path: str, why: str) -> None:
+        reporter.report(
+            "E140",
+            f"`{path}` {why}",
+            field=path,
+            help="remove the line break (write the command into a script instead)",
+        )
+
+    return refuse
+
+
+def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) -> str | None:
+    """The argument text of an `exec` line, or ``None`` (after an E140 through ``refuse``) when
+    it holds a line break: the command would become several lines of the script, and a later
+    line can be a directive (`#$` anywhere in a Grid Engine script) or another command."""
+    if arguments and ("\n" in arguments or "\r" in arguments):
+        refuse(
+            "spec.execution.arguments",
+            "holds a line break: the command line would become several lines of the script",
+        )
+        return None
+    return arguments
+
+
 def script_body(
-    spec: Spec, runtime: str, lost: Report, approximated: Report, shell: str = "/bin/bash"
+    spec: Spec,
+    runtime: str,
+    lost: Report,
+    approximated: Report,
+    refuse: Report,
+    shell: str = "/bin/bash",
 ) -> tuple[str, str]:
     """A script-based target's body (after the `#!` line) and its `#!` line: the job's script
     (run in its container image, if any), or an `exec` line for an executable or a container
@@ -43,7 +76,8 @@ def script_body(
         return rest, first
     command: list[str] = []
     if ex.executable is not None:
-        command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+        arguments = exec_arguments(ex.arguments, refuse)
+        command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
     elif ex.container is not None:
         command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
     if ex.container is not None and ex.container.image:

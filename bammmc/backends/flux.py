@@ -213,7 +213,17 @@ class FluxWriter:
         ex = self.spec.execution
         command: list[str]
         if ex is not None and ex.executable:
-            command = [ex.executable, *shlex.split(ex.arguments or "")]
+            try:
+                words = shlex.split(ex.arguments or "")
+            except ValueError as exc:  # an unclosed quote: no argument list says what was meant
+                self.reporter.report(
+                    "E140",
+                    f"`spec.execution.arguments` cannot be split into words: {exc}",
+                    field="spec.execution.arguments",
+                    help="close the quote (the arguments are a shell word list)",
+                )
+                words = []
+            command = [ex.executable, *words]
         elif script and ex is not None and ex.script is not None:
             command = list(SCRIPT_COMMAND)
             if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell

@@ -26,7 +26,7 @@ from bammmc.backends.common import (
     report_foreign,
     report_unsupported,
 )
-from bammmc.backends.container import script_body
+from bammmc.backends.container import refuser, script_body
 from bammmc.backends.flux_batch_options import OPTIONS
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
@@ -234,7 +234,12 @@ def render(
     spec = job.spec or Spec()
     ext = spec.extensions.flux if spec.extensions and spec.extensions.flux else FluxExt()
     body, shebang = script_body(
-        spec, w.options.container_runtime, w.lost, w.approximated, "/bin/sh"
+        spec,
+        w.options.container_runtime,
+        w.lost,
+        w.approximated,
+        refuser(w.reporter),
+        "/bin/sh",
     )
     w.lines.append(shebang)
     interpreter = shebang[2:].split()

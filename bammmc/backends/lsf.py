@@ -24,7 +24,7 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import in_container
+from bammmc.backends.container import exec_arguments, in_container, refuser
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
@@ -199,7 +199,8 @@ class LsfWriter:
         elif ex is not None and (ex.executable is not None or ex.container is not None):
             command: list[str] = []
             if ex.executable is not None:
-                command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
+                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
             elif ex.container is not None:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
@@ -265,6 +266,14 @@ class LsfWriter:
         if arr is None or arr.indices is None:
             if arr is not None and arr.max_concurrent is not None:
                 self.lost("spec.array.maxConcurrent", "a limit without indices has no array")
+            if name is not None and ("[" in name or "]" in name):
+                # bsub reads `name[…]` as an array: a name with brackets would make one
+                safe = name.replace("[", "_").replace("]", "_")
+                self.approximated(
+                    "metadata.name",
+                    f"`{name}` written as `{safe}`: bsub reads `name[…]` as a job array",
+                )
+                name = safe
             if name is not None:
                 self.opt("J", name, "metadata.name")
             return

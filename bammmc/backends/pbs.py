@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import in_container
+from bammmc.backends.container import exec_arguments, in_container, refuser
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
@@ -175,7 +175,8 @@ class PbsWriter:
         elif ex is not None and (ex.executable is not None or ex.container is not None):
             command: list[str] = []
             if ex.executable is not None:
-                command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
+                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
             elif ex.container is not None:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
@@ -622,12 +623,21 @@ class PbsWriter:
         if env.vars:
             items = []
             for key, value in env.vars.items():
+                if "'" in value or '"' in value:  # qsub's -v list reads quotes as quoting
+                    self.reporter.report(
+                        "E140",
+                        f"the value of `{key}` holds a quote, which a `-v` list cannot carry",
+                        field=f"spec.execution.environment.vars.{key}",
+                        help="set the variable in the script body instead",
+                    )
+                    continue
                 if "," in value:
                     quote_char = "'" if "'" not in value else '"'
                     items.append(f"{key}={quote_char}{value}{quote_char}")
                 else:
                     items.append(f"{key}={value}")
-            self.opt("v", ",".join(items), "spec.execution.environment.vars")
+            if items:
+                self.opt("v", ",".join(items), "spec.execution.environment.vars")
         for key in ("secrets", "config_maps"):
             if getattr(env, key):
                 self.lost(

@@ -29,7 +29,7 @@ from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import in_container
+from bammmc.backends.container import exec_arguments, in_container, refuser
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
@@ -445,7 +445,8 @@ class SgeWriter:
         elif ex is not None and (ex.executable is not None or ex.container is not None):
             command: list[str] = []
             if ex.executable is not None:
-                command = [shlex.quote(ex.executable)] + ([ex.arguments] if ex.arguments else [])
+                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
+                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
             elif ex.container is not None:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import script_body
+from bammmc.backends.container import refuser, script_body
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
     EXT_INTS,
@@ -210,7 +210,9 @@ def write(
     w = _Writer(job, reporter, options or WriteOptions())
     spec = job.spec or Spec()
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else SlurmExt()
-    script, shebang = script_body(spec, w.options.container_runtime, w.lost, w.approximated)
+    script, shebang = script_body(
+        spec, w.options.container_runtime, w.lost, w.approximated, refuser(w.reporter)
+    )
     w.lines.append(shebang)
     foreign = any(line.startswith(("#PBS", "#BSUB")) for line in script.split("\n"))
     if foreign or ext.ignore_pbs:
