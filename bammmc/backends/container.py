@@ -32,6 +32,15 @@ def refuser(reporter: Reporter) -> Report:
     return refuse
 
 
+def one_line_image(image: str | None, refuse: Report) -> str | None:
+    """The container image for an `exec` line, or ``None`` (after an E140) when its name holds
+    a line break, which would start another line of the script."""
+    if image and ("\n" in image or "\r" in image):
+        refuse("spec.execution.container.image", "holds a line break: no script line can carry it")
+        return None
+    return image
+
+
 def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) -> str | None:
     """The argument text of an `exec` line, or ``None`` (after an E140 through ``refuse``) when
     it holds a line break: the command would become several lines of the script, and a later
@@ -80,12 +89,13 @@ def script_body(
         command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
     elif ex.container is not None:
         command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
-    if ex.container is not None and ex.container.image:
+    image = one_line_image(ex.container.image if ex.container else None, refuse)
+    if image:
         approximated(
             "spec.execution.container.image",
             f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
         )
-        command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+        command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
     if not command:
         lost("spec.execution.container", "a container without an image or command runs nothing")
         return "", f"#!{shell}"
@@ -95,7 +105,14 @@ def script_body(
 def in_container(
     body: str, shebang: str, image: str, runtime: str, lost: Report, approximated: Report
 ) -> str | None:
-    """The body, run inside ``image``; ``None`` (and a W201) when it is not a shell script."""
+    """The body, run inside ``image``; ``None`` (and a W201) when it is not a shell script or
+    the image's name holds a line break (which would start another line of the script)."""
+    if "\n" in image or "\r" in image:
+        lost(
+            "spec.execution.container.image",
+            "the image name holds a line break; no script line can carry it",
+        )
+        return None
     interpreter = shebang[2:].strip().split()
     shell = interpreter[-1] if interpreter else "bash"
     name = shell.rsplit("/", 1)[-1]

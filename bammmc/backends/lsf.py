@@ -24,7 +24,12 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import exec_arguments, in_container, refuser
+from bammmc.backends.container import (
+    exec_arguments,
+    in_container,
+    one_line_image,
+    refuser,
+)
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
@@ -205,13 +210,16 @@ class LsfWriter:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
                 ]
-            if ex.container is not None and ex.container.image:
+            image = one_line_image(
+                ex.container.image if ex.container else None, refuser(self.reporter)
+            )
+            if image:
                 runtime = self.options.container_runtime
                 self.approximated(
                     "spec.execution.container.image",
                     f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
                 )
-                command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
         body = compatibility_block(body, "lsf", self.lost, self.approximated) + body
         return body, shell_line

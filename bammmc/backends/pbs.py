@@ -18,7 +18,12 @@ from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import exec_arguments, in_container, refuser
+from bammmc.backends.container import (
+    exec_arguments,
+    in_container,
+    one_line_image,
+    refuser,
+)
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
@@ -126,6 +131,15 @@ class PbsWriter:
                 help="remove the line break from the value",
             )
             return
+        if letter == "l" and (text.count('"') % 2 or text.count("'") % 2):
+            # qsub reads quotes in a resource list as quoting: an odd one leaves it open
+            self.reporter.report(
+                "E140",
+                f"the resource `{text}` holds an unbalanced quote, which a `-l` list cannot carry",
+                field=path,
+                help="remove the quote from the value",
+            )
+            return
         self.lines.append(f"#PBS -{letter} {quote(text)}")
 
     # -- the job ---------------------------------------------------------------------------
@@ -181,13 +195,16 @@ class PbsWriter:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
                 ]
-            if ex.container is not None and ex.container.image:
+            image = one_line_image(
+                ex.container.image if ex.container else None, refuser(self.reporter)
+            )
+            if image:
                 runtime = self.options.container_runtime
                 self.approximated(
                     "spec.execution.container.image",
                     f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
                 )
-                command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
             shell_line = f"#!{shell}"
         else:

@@ -29,7 +29,12 @@ from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
-from bammmc.backends.container import exec_arguments, in_container, refuser
+from bammmc.backends.container import (
+    exec_arguments,
+    in_container,
+    one_line_image,
+    refuser,
+)
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
@@ -451,13 +456,16 @@ class SgeWriter:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
                 ]
-            if ex.container is not None and ex.container.image:
+            image = one_line_image(
+                ex.container.image if ex.container else None, refuser(self.reporter)
+            )
+            if image:
                 runtime = self.options.container_runtime
                 self.approximated(
                     "spec.execution.container.image",
                     f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
                 )
-                command = [runtime, "exec", shlex.quote(f"docker://{ex.container.image}"), *command]
+                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
         if self.ext.shell is not None and ex is not None and ex.shell:
             self.overridden("shell", "spec.execution.shell", self.ext.shell)

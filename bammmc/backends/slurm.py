@@ -362,7 +362,15 @@ def _component(
     # placement
     if placement is not None:
         if placement.constraint is not None:
-            w.opt("constraint", placement.constraint, f"{prefix}.placement.constraint")
+            if _feature_expression(placement.constraint):
+                w.opt("constraint", placement.constraint, f"{prefix}.placement.constraint")
+            else:
+                w.reporter.report(
+                    "E140",
+                    f"`{placement.constraint}` is not a feature expression sbatch reads",
+                    field=f"{prefix}.placement.constraint",
+                    help="write features joined by `&` and `|`, e.g. `avx512&ib`",
+                )
         if placement.prefer is not None:
             w.opt("prefer", placement.prefer, f"{prefix}.placement.prefer")
         if ext.exclusive is not None:
@@ -798,3 +806,16 @@ def emit_duration(d: Duration) -> str:
 
 def emit_size(s: Size) -> str:
     return slurm_size(s.bytes)[0]
+
+
+def _feature_expression(text: str) -> bool:
+    """Whether `--constraint` takes ``text`` (the reader's grammar decides)."""
+    from lark.exceptions import UnexpectedInput
+
+    from bammmc.frontends.slurm import parser
+
+    try:
+        parser("slurm_constraint").parse(text)
+    except UnexpectedInput:
+        return False
+    return True

@@ -23,7 +23,7 @@ from bammmc.registry import FORMATS
 SETTINGS = settings(
     derandomize=True,
     deadline=None,
-    max_examples=300,
+    max_examples=400,
     suppress_health_check=[HealthCheck.too_slow],
 )
 
@@ -52,6 +52,12 @@ FIELDS = [
     "executable",
     "arguments",
     "env",
+    "qos",
+    "reservation",
+    "partition",
+    "constraint",
+    "stdin",
+    "image",
 ]
 
 
@@ -71,6 +77,14 @@ def jobs(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         spec["execution"]["workingDir"] = value
     elif field == "email":
         spec["notifications"] = {"email": value, "events": ["end"]}
+    elif field in ("qos", "reservation", "partition"):
+        spec["schedule"] = {field: value}
+    elif field == "constraint":
+        spec["placement"] = {"constraint": value}
+    elif field == "stdin":
+        spec["execution"]["stdin"] = value
+    elif field == "image":
+        spec["execution"]["container"] = {"image": value}
     elif field == "executable":
         spec["execution"] = {"executable": value}
     elif field == "arguments":
