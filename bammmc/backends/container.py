@@ -77,7 +77,9 @@ def script_body(
             else (f"#!{shell}", text)
         )
         if ex.container is not None and ex.container.image:
-            wrapped = in_container(rest, first, ex.container.image, runtime, lost, approximated)
+            wrapped = in_container(
+                rest, first, ex.container.image, runtime, lost, approximated, refuse
+            )
             if wrapped is not None:
                 return wrapped, first
         elif ex.container is not None:
@@ -103,14 +105,21 @@ def script_body(
 
 
 def in_container(
-    body: str, shebang: str, image: str, runtime: str, lost: Report, approximated: Report
+    body: str,
+    shebang: str,
+    image: str,
+    runtime: str,
+    lost: Report,
+    approximated: Report,
+    refuse: Report | None = None,
 ) -> str | None:
-    """The body, run inside ``image``; ``None`` (and a W201) when it is not a shell script or
-    the image's name holds a line break (which would start another line of the script)."""
+    """The body, run inside ``image``; ``None`` when it is not a shell script (W201), or when
+    the image's name holds a line break, which would start another line of the script (E140
+    through ``refuse``)."""
     if "\n" in image or "\r" in image:
-        lost(
+        (refuse or lost)(
             "spec.execution.container.image",
-            "the image name holds a line break; no script line can carry it",
+            "holds a line break: no script line can carry it",
         )
         return None
     interpreter = shebang[2:].strip().split()

@@ -445,6 +445,7 @@ class SgeWriter:
                     self.options.container_runtime,
                     self.lost,
                     self.approximated,
+                    refuser(self.reporter),
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):

@@ -172,3 +172,12 @@ def test_injections_found(
     if code == "W301":
         again, _ = bammmc.parse(files[0][1], target)
         assert again is not None and again.spec is not None and again.spec.array is None
+
+
+@pytest.mark.parametrize("target", ["slurm", "pbs", "lsf", "sge", "flux-batch"])
+def test_image_with_a_line_break_is_refused(target: str) -> None:
+    job = _splat(
+        {"execution": {"script": "#!/bin/bash\nrun\n", "container": {"image": "x\n#SBATCH -t 9"}}}
+    )
+    _, diags = bammmc.emit_files(job, target)
+    assert ("E140", "spec.execution.container.image") in {(d.code, d.field) for d in diags}
