@@ -35,7 +35,8 @@ from bammmc.frontends.flux_lang import (
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Count, Cpu, DateTime, Duration, Signal, Template, Value
+from bammmc.ir.values import Count, Cpu, DateTime, Duration, Signal, Template
+from bammmc.passes.lower.slurm import _keep_values
 
 #: mustache templates of `--output`/`--error` with a SPLAT template variable (flux.md §8.2)
 MUSTACHE_VARIABLES: Final = {
@@ -118,12 +119,6 @@ def lower(
         return None, source_map
     job = msgspec.convert(b.data, Job, dec_hook=_keep_values)
     return job, source_map
-
-
-def _keep_values(t: type, obj: Any) -> Any:
-    if isinstance(obj, Value):
-        return obj
-    raise NotImplementedError(t)  # pragma: no cover
 
 
 def _invalid(b: _Builder, occ: Occurrence, message: str, help: str) -> Invalid:
