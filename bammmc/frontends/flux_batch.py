@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from bammmc import grammars
 from bammmc.backends.flux_batch_options import ALIASES, NOT_BATCH, OPTIONS, SHORT, Option
-from bammmc.diagnostics.model import Reporter, Span
+from bammmc.diagnostics.model import Reporter
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
 
 if TYPE_CHECKING:
@@ -38,27 +39,6 @@ _SNIFF = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
 
 def parser(start: str) -> Lark:
     return grammars.parser("flux_batch", start)
-
-
-@dataclass
-class Word:
-    """One word of a directive, unquoted as shlex does, with its span."""
-
-    text: str
-    span: Span
-    quoted: bool = False
-
-
-@dataclass
-class Occurrence:
-    """One option as written: canonical long name, value (``None`` for a flag), spans."""
-
-    name: str
-    value: str | None
-    span: Span
-    value_span: Span | None
-    written: str
-    line: int = 0
 
 
 @dataclass
@@ -99,18 +79,6 @@ def sniff(text: str) -> bool:
         if prefix.strip() and prefix.strip()[0] in "#-/;%*!":
             return True
     return False
-
-
-def _span(file: str | None, line: int, column: int, width: int, offset: int) -> Span:
-    return Span(
-        file=file,
-        line=line,
-        column=column,
-        end_line=line,
-        end_column=column + max(width, 1),
-        start=offset,
-        end=offset + max(width, 1),
-    )
 
 
 class _Rejected(Exception):
@@ -500,7 +468,6 @@ def _options(words: list[Word], line: int, reporter: Reporter, result: FluxBatch
                     word.span,
                     value_span,
                     text,
-                    line,
                 )
             )
             continue
@@ -519,7 +486,7 @@ def _options(words: list[Word], line: int, reporter: Reporter, result: FluxBatch
                 )
                 break
             if sopt.arg == "none":
-                out.append(Occurrence(sopt.long, None, sub, None, f"-{letter}", line))
+                out.append(Occurrence(sopt.long, None, sub, None, f"-{letter}"))
                 j += 1
                 continue
             glued = text[j + 1 :]
@@ -533,13 +500,10 @@ def _options(words: list[Word], line: int, reporter: Reporter, result: FluxBatch
                         word.span.shifted(j, len(text)),
                         word.span.shifted(len(text) - len(glued), len(text)),
                         text,
-                        line,
                     )
                 )
             elif i < len(words):
-                out.append(
-                    Occurrence(sopt.long, words[i].text, sub, words[i].span, f"-{letter}", line)
-                )
+                out.append(Occurrence(sopt.long, words[i].text, sub, words[i].span, f"-{letter}"))
                 i += 1
             else:
                 reporter.report(

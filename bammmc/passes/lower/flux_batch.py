@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import msgspec
 
 from bammmc.backends.flux_batch_options import OPTIONS, SUBMISSION_ONLY, URGENCY_NAMES
 from bammmc.diagnostics.model import Reporter
-from bammmc.frontends.flux_batch import FluxBatchScript, Occurrence, parser
+from bammmc.frontends.flux_batch import FluxBatchScript, parser
 from bammmc.frontends.flux_lang import (
     FluxLangError,
     constraint_from_splat,
@@ -32,10 +31,12 @@ from bammmc.frontends.flux_lang import (
     parse_requires,
     to_splat,
 )
+from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Signal, Template
+from bammmc.passes.lower.slurm import _Builder as SlurmBuilder
 from bammmc.passes.lower.slurm import _keep_values
 
 #: mustache templates of `--output`/`--error` with a SPLAT template variable (flux.md §8.2)
@@ -52,20 +53,8 @@ class Invalid(Exception):
     pass
 
 
-@dataclass
-class _Builder:
-    reporter: Reporter
-    source_map: SourceMap
-    band: PriorityBand = DEFAULT_BAND
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def set(self, path: str, value: Any, occ: Occurrence) -> None:
-        node = self.data
-        parts = path.split(".")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = value
-        self.source_map.add(path, occ.span, occ.value_span or occ.span)
+class _Builder(SlurmBuilder):
+    """The Slurm lowering's builder, writing `extensions.flux` and keeping options as written."""
 
     def ext(self, key: str, value: Any, occ: Occurrence) -> None:
         self.set(f"spec.extensions.flux.{key}", value, occ)
@@ -87,7 +76,7 @@ def lower(
 ) -> tuple[Job | None, SourceMap]:
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
-    b = _Builder(reporter, source_map, band=band)
+    b = _Builder(reporter, "", source_map, band=band)
     b.data = {"apiVersion": API_VERSION, "kind": "Job"}
     last: dict[str, Occurrence] = {}
     for occ in script.occurrences:
