@@ -310,7 +310,7 @@ DIAGNOSE = [
     ("notification = sometimes\nqueue", "E134", 2, 16),
     ("max_retries = -1\nqueue", "E134", 2, 15),
     ('environment = "A=1 B"\nqueue', "E134", 2, 15),
-    ("args = a\narguments = b\nqueue", "W407", 2, 1),
+    ("stdin = a\ninput = b\nqueue", "W407", 2, 1),
     ("queue 99999999999999999999999", "E134", 2, 1),
     ("queue -3", "E020", 2, 1),
     ("deferral_time = 99999999999999999999\nqueue", "E134", 2, 17),

@@ -60,33 +60,28 @@ from bammmc.passes.lower.slurm import _Builder, _keep_values
 SIZE_BASE: Final = {"request_memory": 1024**2, "request_disk": 1024, "gpus_minimum_memory": 1024**2}
 SIZE_UNITS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _QUANTITY: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]{0,3})?|\.[0-9]{1,3})\s*([kKmMgGtT]?)[bB]?\s*")
-#: names condor_submit also accepts for a command (the job attribute it sets)
+#: names condor_submit also accepts for a command: its SUBMIT_KEY_…Alt names and, for the
+#: policy expressions, the job attribute it sets (submit_utils.h / submit_utils.cpp, checked)
 ALIASES: Final = {
     "periodicrelease": "periodic_release",
     "periodichold": "periodic_hold",
     "periodicremove": "periodic_remove",
+    "periodicvacate": "periodic_vacate",
     "onexitremove": "on_exit_remove",
     "onexithold": "on_exit_hold",
-    "requestcpus": "request_cpus",
-    "requestmemory": "request_memory",
-    "requestdisk": "request_disk",
-    "requestgpus": "request_gpus",
-    "jobbatchname": "batch_name",
-    "cmd": "executable",
-    "args": "arguments",
-    "iwd": "initialdir",
-    "initial_dir": "initialdir",
-    "in": "input",
-    "out": "output",
-    "err": "error",
-    "userlog": "log",
-    "jobprio": "priority",
     "prio": "priority",
     "env": "environment",
-    "notifyuser": "notify_user",
-    "jobmaxretries": "max_retries",
-    "transferinput": "transfer_input_files",
-    "transferoutput": "transfer_output_files",
+    "stdin": "input",
+    "stdout": "output",
+    "stderr": "error",
+    "initial_dir": "initialdir",
+    "job_iwd": "initialdir",
+    "get_env": "getenv",
+    "transferinputfiles": "transfer_input_files",
+    "transferoutputfiles": "transfer_output_files",
+    "materialize_max_idle": "max_idle",
+    "useoauthservices": "use_oauth_services",
+    "use_scitoken": "use_scitokens",
 }
 #: every submit command condor_submit knows (htcondor-jdl(1)); other names are macros
 _KNOWN_WORDS: Final = """
