@@ -80,8 +80,8 @@ def test_round_trip_keeps_every_command(path: Path, condor_oracle: Any) -> None:
 
     text = path.read_bytes().decode("utf-8", errors="replace")
     original = condor_oracle.submit(text)
-    if not original["ok"] and not original.get("keys"):
-        pytest.skip(f"htcondor2.Submit refuses the original: {original['errors']}")
+    # a clean file is one HTCondor's parser reads too (it may still warn, e.g. `from FILE`)
+    assert original["ok"] or original.get("keys"), original["errors"]
     out, _ = bammmc.convert(text, "htcondor", "htcondor", filename=path.name)
     assert out is not None
     result = condor_oracle.submit(out)
