@@ -26,7 +26,6 @@ from typing import Any, Final
 
 import msgspec
 
-from bammmc.backends.htcondor import sandbox_name
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.frontends.htcondor import (
@@ -700,6 +699,8 @@ def _command(
         b.set("spec.fileStaging.transferPolicy", policy, occ)
     elif name == "transfer_input_files":
         files = [f for f in (w.strip() for w in value.split(",")) if f]
+        from bammmc.backends.htcondor import sandbox_name  # the writer's module: import late
+
         staged = [{"src": f, "dst": sandbox_name(f)} for f in files]
         b.set("spec.fileStaging.inputs", staged, occ)
     elif name == "transfer_output_files":
