@@ -305,6 +305,12 @@ def _same_file(a: str, b: str) -> bool:
 @click.option("--to", "dst", type=_FormatChoice(), help="Target format (default: from -o).")
 @click.option("--explain", is_flag=True, help="Print what each field became (to stderr).")
 @click.option(
+    "--preserve",
+    is_flag=True,
+    help="Keep what the target cannot express in a block it ignores, so that converting the "
+    "output back restores it (docs/preserve.md).",
+)
+@click.option(
     "--container-runtime",
     type=click.Choice(["apptainer", "singularity"]),
     default="apptainer",
@@ -317,6 +323,7 @@ def convert_cmd(
     output: str | None,
     dst: str | None,
     explain: bool,
+    preserve: bool,
     container_runtime: str,
     src: str | None,
     diag_format: str,
@@ -384,6 +391,7 @@ def convert_cmd(
                 band=band,
                 script_stem=stem or "job",
                 flux_json=to_file and (output or "").lower().endswith(".json"),
+                preserve=preserve,
             ),
         )
         pieces.append(files[0].text)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from bammmc import preserve
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.decode import MAX_NODES
@@ -54,9 +55,14 @@ def get_format(name: str) -> Format:
 def compile_text(
     text: str, fmt: Format, reporter: Reporter, options: Options | None = None
 ) -> list[Compiled]:
-    """Read ``text`` as ``fmt`` and run the passes. A job with errors comes back as ``None``."""
+    """Read ``text`` as ``fmt`` and run the passes. A job with errors comes back as ``None``.
+    A valid ``--preserve`` block in the text (``preserve.py``) puts back the fields it keeps."""
     options = options or Options()
     out: list[Compiled] = []
+    found: preserve.Found | None = None
+    where = preserve.placement(fmt.name)
+    if where == "comment":  # a `--preserve` block: taken off before the reader sees the text
+        text, found = preserve.split_comment(text, reporter)
     lowering = fmt.lowerer()
     if lowering is None:
         reads = fmt.reader().read(text, reporter, batch=options.batch, max_nodes=options.max_nodes)
@@ -64,6 +70,8 @@ def compile_text(
         from bammmc.frontends.splat import Read
 
         scanned = fmt.reader().scan(text, reporter)
+        if where == "attribute":  # Flux: `attributes.user.bammmc`, left out by the lowering
+            found = preserve.find_attribute(getattr(scanned, "root", None), reporter)
         # each lowering takes the site settings it needs: LSF's unit for bare sizes, Grid
         # Engine's memory resource, and the priority band for every native priority
         wanted = inspect.signature(lowering.lower).parameters
@@ -100,6 +108,8 @@ def compile_text(
             job = run_passes(job, ctx)
             if len([d for d in reporter.diagnostics if d.is_error]) > before:
                 job = None
+            elif found is not None and job is not None:
+                job = preserve.restore(job, read.source_map, found, fmt.name, reporter)
         out.append(Compiled(job, read.source_map))
     return out
 
@@ -114,7 +124,17 @@ def emit_job(
     """Write ``job`` as ``fmt``. A backend's diagnostics about a field get the span of the
     source text that set it, from ``source_map``."""
     own = Reporter(reporter.file)
-    files: list[OutputFile] = fmt.writer().write(job, own, options or WriteOptions())
+    options = options or WriteOptions()
+    files: list[OutputFile]
+    if options.preserve:
+
+        def write(opts: WriteOptions, rep: Reporter) -> list[OutputFile]:
+            written: list[OutputFile] = fmt.writer().write(job, rep, opts)
+            return written
+
+        files = preserve.embed(job, fmt, write, options, own)
+    else:
+        files = fmt.writer().write(job, own, options)
     for diag in own.diagnostics:
         if diag.span is None and diag.field and source_map is not None:
             span = source_map.key(diag.field)

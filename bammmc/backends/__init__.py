@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
 
@@ -35,3 +37,7 @@ class WriteOptions:
     script_stem: str = "job"
     #: write a Flux jobspec as JSON, not YAML (`-o x.jobspec.json`)
     flux_json: bool = False
+    #: embed what the target cannot express in a block it ignores (`--preserve`, preserve.py)
+    preserve: bool = False
+    #: the value of a Flux jobspec's `attributes.user.bammmc` (set by preserve.py only)
+    preserve_block: Mapping[str, Any] | None = None

@@ -149,6 +149,11 @@ class FluxWriter:
         attributes: dict[str, Any] = {"system": system} if system else {}
         if self.flux.user_attributes is not None:
             attributes["user"] = self.flux.user_attributes
+        if self.options.preserve_block is not None:  # `--preserve` (preserve.py)
+            attributes["user"] = {
+                **attributes.get("user", {}),
+                "bammmc": self.options.preserve_block,
+            }
         self.submission_options()
         return {
             "version": self.flux.version or 1,

@@ -706,6 +706,48 @@ _ALL: Final[tuple[Code, ...]] = (
         "#!/bin/bash\n#PBS -q long   # the long queue\necho hi\n",
         filename="job.pbs",
     ),
+    Code(
+        "W411",
+        "preserve-block-invalid",
+        "a `--preserve` block that cannot be used",
+        "The file ends with a `# bammmc-preserve` comment block (or a Flux jobspec has "
+        "`attributes.user.bammmc`) that bammmc cannot trust: its SHA-256 digest does not match "
+        "its payload, the payload does not decode, it is of another version, it was written "
+        "for another format, or lines follow it. bammmc ignores it and reads the file as the "
+        "scheduler runs it. When converting with `--preserve`, the same code says that no "
+        "block could be written: the script ends inside an unclosed here-document (a comment "
+        "line there would become the here-document's input), or bammmc cannot read its own "
+        "output back.",
+        "The block restores fields the target format cannot express. A block that was edited "
+        "or damaged could restore values nobody wrote, so it is used only when it verifies; "
+        "the fields it held are then lost, as without `--preserve`.",
+        "Convert the original job again with `--preserve`. Edit the converted file anywhere "
+        "but in the block; to drop the kept fields, delete the block's lines.",
+        "#!/bin/bash\n#SBATCH --job-name=x\necho hi\n\n# bammmc-preserve v1 sha256="
+        + "0" * 64
+        + "\n# eNqrVgrLz0lVslIqS8wpTVWqBQA1pQXB\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W412",
+        "preserve-value-edited",
+        "a field changed after `--preserve` wrote the file, so its kept value is not restored",
+        "The file's `--preserve` block recorded, for this field, the value the converted file "
+        "carried and the original value to restore. The file now carries another value: it "
+        "was edited after the conversion. bammmc keeps the file's value.",
+        "An edit is the user's decision and must win over the block; restoring the original "
+        "would silently undo it. The other fields of the block are still restored.",
+        "Nothing, if the edit was meant. Otherwise convert the original job again with "
+        "`--preserve`.",
+        # `cpusPerTask: 500m` written with `--preserve` (sbatch gets 1), then edited to 2
+        "#!/bin/bash\n#SBATCH --cpus-per-task=2\necho hi\n\n# bammmc-preserve v1 sha256="
+        "55e6e36acb56400fe590fc312b4279e8783c7d191b482c4b11b84cf40580c391\n"
+        "# eNpVjL0KAjEQhN9l6hRnYZOnELQ7rzjicoLGLPsjSsi7u4iN3czHfNPxRN4lWEOG3l0qEpQ42v\n"
+        "# kRkVcrV-S5I9AMZSpBhbS5FNLIhV0PJKdVb1gS3t-7V_j7aaoY6d9sbuz2G3ZUko2OdiERZBOn\n"
+        "# MZbxARehLsQ\n",
+        filename="job.sbatch",
+    ),
+    # ── N0xx: notes ──────────────────────────────────────────────────────────────────────
     # ── N0xx: notes ──────────────────────────────────────────────────────────────────────
     Code(
         "N001",

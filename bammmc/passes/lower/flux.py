@@ -16,7 +16,8 @@ no limit, kept as written), ``cwd``, ``environment`` (``null`` unsets -> ``env_u
 ``symbolic_dependencies``, ``constraints`` (RFC 31) -> ``constraints_spec`` and, when it has
 one, ``placement.constraint`` (``flux_lang.constraint_to_splat``), ``files``
 (RFC 37) -> ``embeddedFiles`` with ``script`` also the job's script; every other key in
-``extensions.flux.system``. ``attributes.user`` -> ``user_attributes``.
+``extensions.flux.system``. ``attributes.user`` -> ``user_attributes``, but for a
+``--preserve`` block in ``attributes.user.bammmc``, which ``preserve.py`` reads.
 
 Siblings: ``frontends/flux.py``, ``backends/flux.py``.
 """
@@ -47,6 +48,7 @@ from bammmc.ir.job import API_VERSION, Dependency, Job
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, Duration, Template
 from bammmc.passes.lower.slurm import _keep_values
+from bammmc.preserve import FLUX_KEY, is_attribute
 
 #: mustache tags in output paths -> SPLAT template variables (flux.md §8.2)
 MUSTACHE: Final = {
@@ -202,7 +204,12 @@ class _Lowering:
             ] = self.system
         user = get(attributes, "user") if attributes is not None else None
         if user is not None:
-            self.ext("user_attributes", user.plain(), user)
+            plain = user.plain()
+            if isinstance(plain, dict) and is_attribute(plain.get(FLUX_KEY)):
+                del plain[FLUX_KEY]  # a `--preserve` block: pipeline.compile_text restores it
+                plain = plain or None
+            if plain is not None:
+                self.ext("user_attributes", plain, user)
 
     # ── resources and tasks ──────────────────────────────────────────────────────────────
 
