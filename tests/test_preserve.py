@@ -277,11 +277,12 @@ def _script_job(script: str) -> Job:
 
 
 SCRIPTS = {
-    "continuation": "#!/bin/bash\necho one \\\n",
+    "continuation": "#!/bin/bash\necho one\\\n",
     "no-final-newline": "#!/bin/bash\necho one",
-    "continuation-no-newline": "#!/bin/bash\necho one \\",
+    "continuation-no-newline": "#!/bin/bash\necho one\\",
     "closed-heredoc": "#!/bin/bash\ncat <<'EOF'\nline\nEOF\necho after\n",
     "dash-heredoc": "#!/bin/bash\ncat <<-END\n\tline\n\tEND\n",
+    "open-heredoc": "#!/bin/bash\ncat <<EOF\nno end\n",  # no block: W411
 }
 
 
@@ -301,7 +302,8 @@ def test_the_block_does_not_change_what_bash_runs(name: str, fmt: str, tmp_path:
         )
         results.append((proc.returncode, proc.stdout, proc.stderr.replace(str(path), "")))
     assert results[0] == results[1]
-    assert read(files[0].text, fmt)[0] == job
+    if name != "open-heredoc":
+        assert read(files[0].text, fmt)[0] == job
 
 
 def test_a_script_ending_in_an_open_heredoc_gets_no_block() -> None:
