@@ -544,10 +544,20 @@ def codes_cmd(code: str | None) -> None:
 
 
 @main.command("formats")
-def formats_cmd() -> None:
+@click.option(
+    "--matrix",
+    is_flag=True,
+    help="Print the conversion matrix (fields × targets, Markdown; docs/matrix.md).",
+)
+def formats_cmd(matrix: bool) -> None:
     """List the formats bammmc reads and writes."""
     from bammmc.registry import FORMATS
 
+    if matrix:
+        from bammmc.capabilities import matrix_markdown
+
+        sys.stdout.write(matrix_markdown())
+        return
     for fmt in FORMATS.values():
         exts = " ".join(fmt.extensions)
         click.echo(f"{fmt.name:<12} read write  {exts:<32} {fmt.description}")

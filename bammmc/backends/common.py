@@ -7,6 +7,7 @@ from typing import Any, Final, Protocol
 
 import msgspec
 
+from bammmc.capabilities import Capabilities
 from bammmc.ir.job import Extensions, Spec
 
 _R = "resources"
@@ -175,45 +176,37 @@ def _is_set(node: Any, path: str) -> bool:
 
 _SNAKE: Final = re.compile(r"(?<!^)(?=[A-Z])")
 
-#: Fields no script-based scheduler has an option for (Kubernetes and gang concepts); each
-#: writer adds its own to these.
-UNSUPPORTED_EVERYWHERE: Final = (
-    "metadata.labels",
-    "metadata.annotations",
-    "spec.tasks",
-    "spec.gang",
-    "spec.volumes",
-    "spec.lifecycle.maxRetries",
-    "spec.lifecycle.successExitCodes",
-    "spec.lifecycle.ttlAfterFinished",
-    "spec.placement.nodeSelector",
-    "spec.placement.tolerations",
-    "spec.placement.affinity",
-    "spec.placement.nodePools",
-    "spec.resources.limits",
-    "spec.schedule.priorityClass",
-    "spec.workloadType",
-    "spec.distributedFramework",
-)
 
+def report_unsupported(writer: _Reports, job: Any, table: Capabilities, program: str) -> None:
+    """The fidelity pass over a target's capability table: W201 (or the entry's code) for each
+    field the table says is always lost and the job sets (an empty list or map sets nothing; a
+    0 does), with the table's reason. A field the writer already reported is not reported twice.
 
-def report_unsupported(writer: _Reports, job: Any, paths: tuple[str, ...], program: str) -> None:
-    """W201 for each of ``paths`` the job sets (an empty list or map sets nothing; a 0 does).
-
+    >>> from bammmc.capabilities import Capabilities, lost
     >>> from bammmc.ir.job import API_VERSION, Job, Lifecycle, Spec
     >>> class W:
     ...     def lost(self, path, why): print(path, "-", why)
     ...     def approximated(self, path, how): pass
     >>> spec = Spec(lifecycle=Lifecycle(max_retries=0), tasks=[])
     >>> job = Job(api_version=API_VERSION, kind="Job", spec=spec)
-    >>> report_unsupported(W(), job, UNSUPPORTED_EVERYWHERE, "qsub")
+    >>> gone = {"spec.lifecycle.maxRetries": lost(""), "spec.tasks": lost("")}
+    >>> table = Capabilities("x", (), gone)
+    >>> report_unsupported(W(), job, table, "qsub")
     spec.lifecycle.maxRetries - qsub has no option for it
     """
-    for path in paths:
+    reporter = getattr(writer, "reporter", None)
+    done = {
+        d.field
+        for d in (reporter.diagnostics if reporter is not None else ())
+        if d.field and d.code[:2] in ("W2", "W3")
+    }
+    for path in table.lost_paths():
         value = _get(job, path)
         if value is None or (isinstance(value, (list, dict, str)) and not value):
             continue
-        writer.lost(path, f"{program} has no option for it")
+        if any(f == path or f.startswith((path + ".", path + "[")) for f in done):
+            continue
+        writer.lost(path, table.fields[path].note or f"{program} has no option for it")
 
 
 class _Reports(Protocol):

@@ -18,8 +18,9 @@ import shlex
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
 from bammmc.backends.splat import dump_yaml
+from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import FluxLangError, constraint_from_splat, constraint_to_splat
 from bammmc.ir.envvars import compatibility_block
@@ -28,69 +29,200 @@ from bammmc.ir.priority import to_native
 from bammmc.ir.values import Template
 from bammmc.passes.lower.flux import SCRIPT_COMMAND, dependency_object, to_mustache
 
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "exact (`attributes.system.job.name`)",
-    "spec.schedule.queue": "exact (`queue`)",
-    "spec.schedule.account": "exact (`bank`)",
-    "spec.schedule.project": "exact (`project`)",
-    "spec.schedule.walltime": "exact (`duration`, seconds; 0 = no limit)",
-    "spec.schedule.priority": "lost from the jobspec: a submission option "
-    "(`flux job submit --urgency=N`, 0..31 through the band)",
-    "spec.schedule.hold": "lost from the jobspec (`--urgency=hold` at submission)",
-    "spec.schedule.beginAfter": "lost (`--begin-time` at submission)",
-    "spec.resources": "exact as `[node N >] slot S > core C[, gpu G]`",
-    "spec.resources.memoryPerTask": "lost (V1 cannot express memory, pitfall 41)",
-    "spec.resources.diskPerTask": "lost",
-    "spec.resources.gpu.count": "exact (a `gpu` vertex in each slot, pitfall 20)",
-    "spec.resources.gpu.type": "lost (use constraints)",
-    "spec.execution.script": "exact (`attributes.system.files.script`, RFC 37)",
-    "spec.execution.executable": "exact (`command`)",
-    "spec.execution.workingDir": "exact (`cwd`)",
-    "spec.execution.environment": "exact (`environment`)",
-    "spec.output.stdout": "exact (`shell.options.output.stdout`, `{{id}}` templates)",
-    "spec.output.stderr": "exact (`shell.options.output.stderr`)",
-    "spec.dependencies": "exact (RFC 26 `dependencies`)",
-    "spec.placement.constraint": "approximated (`constraints.properties`, split on `&`)",
-    "spec.placement.exclusive": "exact (`exclusive` on the node vertex)",
-    "spec.array": "lost from the jobspec (`flux submit --cc=IDSET`, `{{cc}}`/`FLUX_JOB_CC`; "
-    "no throttle)",
-    "spec.extensions.flux": "exact",
-}
+CAPABILITIES: Final = Capabilities(
+    "flux",
+    ("flux",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": EXACT,
+        "metadata.labels": lost("a Flux jobspec has no option for it"),
+        "metadata.annotations": lost("a Flux jobspec has no option for it"),
+        "metadata.clientId": EXACT,
+        "spec.schedule.queue": EXACT,
+        "spec.schedule.priority": exact(
+            "",
+            ("urgency is not part of a jobspec: it is given at submission", "W201"),
+        ),
+        "spec.schedule.priorityClass": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": EXACT,
+        "spec.schedule.walltime": EXACT,
+        "spec.schedule.qos": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.partition": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.hold": exact(
+            "",
+            ("a jobspec cannot be held", "W201"),
+        ),
+        "spec.schedule.reservation": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.beginAfter": exact(
+            "",
+            ("a begin time is given at submission", "W201"),
+        ),
+        "spec.schedule.deadline": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.walltimeMin": lost("a Flux jobspec has no option for it"),
+        "spec.schedule.signalBeforeEnd": lost("a Flux jobspec has no option for it"),
+        "spec.resources.cpusPerTask": EXACT,
+        "spec.resources.memoryPerTask": lost("a Flux jobspec has no option for it"),
+        "spec.resources.tasks": EXACT,
+        "spec.resources.nodes": EXACT,
+        "spec.resources.tasksPerNode": lost("the jobspec has no node vertex", by_writer=True),
+        "spec.resources.gpu.count": exact(
+            "",
+            ("1 GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)", "W301"),
+        ),
+        "spec.resources.gpu.type": lost("a Flux jobspec has no option for it"),
+        "spec.resources.gpu.memory": lost("a Flux jobspec has no option for it"),
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": lost("a Flux jobspec has no option for it"),
+        "spec.resources.genericResources": lost("a Flux jobspec has no option for it"),
+        "spec.resources.limits": lost("a Flux jobspec has no option for it"),
+        "spec.execution.container.image": lost("a Flux jobspec has no option for it"),
+        "spec.execution.container.imagePullPolicy": lost("a Flux jobspec has no option for it"),
+        "spec.execution.container.imagePullSecrets": lost("a Flux jobspec has no option for it"),
+        "spec.execution.container.command": lost("a Flux jobspec has no option for it"),
+        "spec.execution.container.args": lost("a Flux jobspec has no option for it"),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$FLUX_JOB_CC` for flux", "W301"),
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.executable": exact(
+            "",
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.arguments": exact(
+            "",
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.shell": exact(
+            "",
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.workingDir": exact(
+            "",
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.environment.vars": exact(
+            "",
+            ("the jobspec's command is `true`", "W201"),
+        ),
+        "spec.execution.environment.secrets": lost("a Flux jobspec has no option for it"),
+        "spec.execution.environment.configMaps": lost("a Flux jobspec has no option for it"),
+        "spec.execution.environment.inheritFromSubmitter": lost(
+            "a Flux jobspec has no option for it"
+        ),
+        "spec.execution.stdin": lost("a Flux jobspec has no option for it"),
+        "spec.tasks": lost("a Flux jobspec has no option for it"),
+        "spec.gang": lost("a Flux jobspec has no option for it"),
+        "spec.array.indices": exact(
+            "",
+            (
+                (
+                    "a jobspec is one job; Flux copies it at submission with `--cc` "
+                    "(each copy sees its id as `{{cc}}` and `FLUX_JO"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.array.maxConcurrent": exact(
+            "",
+            (
+                (
+                    "a jobspec is one job; Flux copies it at submission with `--cc` "
+                    "(each copy sees its id as `{{cc}}` and `FLUX_JO"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.dependencies[].scheme": exact(
+            "",
+            (("Flux has no such dependency (an array count, a begin time without a zone)"), "W201"),
+        ),
+        "spec.dependencies[].value": exact(
+            "",
+            (("Flux has no such dependency (an array count, a begin time without a zone)"), "W201"),
+        ),
+        "spec.dependencies[].count": lost(
+            ("Flux has no such dependency (an array count, a begin time without a zone)"),
+            by_writer=True,
+        ),
+        "spec.lifecycle.maxRetries": lost("a Flux jobspec has no option for it"),
+        "spec.lifecycle.requeueOnFailure": lost("a Flux jobspec has no option for it"),
+        "spec.lifecycle.successExitCodes": lost("a Flux jobspec has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("a Flux jobspec has no option for it"),
+        "spec.placement.nodeSelector": lost("a Flux jobspec has no option for it"),
+        "spec.placement.tolerations": lost("a Flux jobspec has no option for it"),
+        "spec.placement.affinity": lost("a Flux jobspec has no option for it"),
+        "spec.placement.topologySpread": lost("a Flux jobspec has no option for it"),
+        "spec.placement.topology": lost("a Flux jobspec has no option for it"),
+        "spec.placement.groupBy": lost("a Flux jobspec has no option for it"),
+        "spec.placement.constraint": EXACT,
+        "spec.placement.prefer": lost("a Flux jobspec has no option for it"),
+        "spec.placement.exclusive": exact(
+            "",
+            ("Flux slots are exclusive; nodes need `-N`", "W201"),
+        ),
+        "spec.placement.nodePools": lost("a Flux jobspec has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            ("`{array_job_id}` is each copy's own `{{id}}`", "W301"),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            ("`{array_job_id}` is each copy's own `{{id}}`", "W301"),
+        ),
+        "spec.output.mergeStderr": exact(
+            "",
+            ("Flux merges stderr only into a named stdout", "W201"),
+        ),
+        "spec.output.openMode": lost("a Flux jobspec has no option for it"),
+        "spec.notifications.email": lost("a Flux jobspec has no option for it"),
+        "spec.notifications.events": lost("a Flux jobspec has no option for it"),
+        "spec.fileStaging.inputs": lost("a Flux jobspec has no option for it"),
+        "spec.fileStaging.outputs": lost("a Flux jobspec has no option for it"),
+        "spec.fileStaging.embeddedFiles": lost("a Flux jobspec has no option for it"),
+        "spec.fileStaging.transferPolicy": lost("a Flux jobspec has no option for it"),
+        "spec.fileStaging.checkpointFiles": lost("a Flux jobspec has no option for it"),
+        "spec.volumes": lost("a Flux jobspec has no option for it"),
+        "spec.workloadType": lost("a Flux jobspec has no option for it"),
+        "spec.distributedFramework": lost("a Flux jobspec has no option for it"),
+        "spec.extensions.flux.bank": EXACT,
+        "spec.extensions.flux.urgency": exact(
+            "",
+            ("urgency is not part of a jobspec: it is given at submission", "W201"),
+        ),
+        "spec.extensions.flux.resource_graph": EXACT,
+        "spec.extensions.flux.symbolic_dependencies": EXACT,
+        "spec.extensions.flux.embeddedFiles": EXACT,
+        "spec.extensions.flux.preemptible_after": EXACT,
+        "spec.extensions.flux.count_expression.min": EXACT,
+        "spec.extensions.flux.count_expression.max": EXACT,
+        "spec.extensions.flux.count_expression.operator": EXACT,
+        "spec.extensions.flux.count_expression.operand": EXACT,
+        "spec.extensions.flux.constraints_spec": EXACT,
+        "spec.extensions.flux.shell_options": EXACT,
+        "spec.extensions.flux.user_attributes": EXACT,
+        "spec.extensions.flux.batch_options": exact(
+            "",
+            (
+                (
+                    "`--requires=ssd` is a `flux batch` option that no field carries; a "
+                    "jobspec has no place for it"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.extensions.flux.version": EXACT,
+        "spec.extensions.flux.task": EXACT,
+        "spec.extensions.flux.tasks": EXACT,
+        "spec.extensions.flux.system": EXACT,
+        "spec.extensions.flux.env_unset": EXACT,
+    },
+)
 
 #: fields a jobspec has no place for (beyond the ones every script scheduler lacks)
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "spec.schedule.qos",
-    "spec.schedule.reservation",
-    "spec.schedule.deadline",
-    "spec.schedule.walltimeMin",
-    "spec.schedule.signalBeforeEnd",
-    "spec.schedule.partition",
-    "spec.resources.memoryPerTask",
-    "spec.resources.diskPerTask",
-    "spec.resources.genericResources",
-    "spec.resources.gpu.type",
-    "spec.resources.gpu.memory",
-    "spec.resources.gpu.fraction",
-    "spec.resources.gpu.migProfile",
-    "spec.execution.container",
-    "spec.execution.stdin",
-    "spec.execution.environment.secrets",
-    "spec.execution.environment.configMaps",
-    "spec.execution.environment.inheritFromSubmitter",
-    "spec.output.openMode",
-    "spec.notifications",
-    "spec.lifecycle.requeueOnFailure",
-    "spec.fileStaging.inputs",
-    "spec.fileStaging.outputs",
-    "spec.fileStaging.embeddedFiles",
-    "spec.fileStaging.checkpointFiles",
-    "spec.fileStaging.transferPolicy",
-    "spec.placement.topologySpread",
-    "spec.placement.topology",
-    "spec.placement.groupBy",
-    "spec.placement.prefer",
-)
 
 
 def write(
@@ -132,7 +264,7 @@ class FluxWriter:
     # ── the document ─────────────────────────────────────────────────────────────────────
 
     def jobspec(self) -> dict[str, Any]:
-        report_unsupported(self, self.job, UNSUPPORTED, "a Flux jobspec")
+        report_unsupported(self, self.job, CAPABILITIES, "a Flux jobspec")
         report_foreign(self, self.spec, ("flux",))
         for name, values in (self.flux.batch_options or {}).items():
             shown = " ".join(f"--{name}" + (f"={v}" if v else "") for v in values)

@@ -22,12 +22,12 @@ from typing import Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     MIRRORS,
-    UNSUPPORTED_EVERYWHERE,
     report_foreign,
     report_unsupported,
 )
 from bammmc.backends.container import refuser, script_body
 from bammmc.backends.flux_batch_options import OPTIONS
+from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
     FluxDependency,
@@ -51,67 +51,276 @@ _SPECIAL: Final = re.compile(r"""([ \t"'\\#();<>|&])""")
 _DIRECTIVE_LINE: Final = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
 
 #: IR fields written exactly, approximated, or not at all (for the fidelity pass)
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "exact (`--job-name`)",
-    "spec.schedule.queue": "exact (`--queue`)",
-    "spec.schedule.account": "exact (`--bank`)",
-    "spec.schedule.priority": "exact through the band (`--urgency`, 0..31, default 16)",
-    "spec.schedule.hold": "exact (`--urgency=hold`)",
-    "spec.schedule.walltime": "exact (`--time-limit`, a Flux Standard Duration)",
-    "spec.schedule.beginAfter": "approximated (`--begin-time`, local time of the submit host)",
-    "spec.schedule.signalBeforeEnd": "exact (`--signal=SIG@TIME`)",
-    "spec.resources.nodes": "exact (`-N`)",
-    "spec.resources.tasks": "exact (`-n` slots)",
-    "spec.resources.cpusPerTask": "exact (`-c` cores per slot)",
-    "spec.resources.gpu.count": "exact per task (`-g` GPUs per slot)",
-    "spec.resources.tasksPerNode": "approximated (`-n` = nodes × tasks per node; Flux spreads "
-    "the slots over the nodes)",
-    "spec.resources.memoryPerTask": "lost (Flux has no memory request, pitfall 41)",
-    "spec.execution.script": "exact (the body, byte for byte)",
-    "spec.execution.executable": "exact (an `exec` line)",
-    "spec.execution.workingDir": "exact (`--cwd`)",
-    "spec.execution.environment": "exact (`--env` rules; `-*` for no inheritance)",
-    "spec.execution.stdin": "exact (`--input`)",
-    "spec.output.stdout": "exact (`--output`, `{{id}}`/`{{name}}` templates)",
-    "spec.output.stderr": "exact (`--error`)",
-    "spec.dependencies": "exact (`--dependency`, RFC 26 URIs)",
-    "spec.placement.constraint": "approximated (`--requires`, RFC 35; features joined by `&`)",
-    "spec.placement.exclusive": "exact with `-N` (`--exclusive`)",
-    "spec.array": "lost (`flux batch` has no `--cc`; `flux submit --cc=IDSET` replicates a job, "
-    "`{{cc}}`/`FLUX_JOB_CC`, without a throttle)",
-    "spec.extensions.flux": "exact (bank, urgency, shell options, user attributes, the options "
-    "kept as written)",
-}
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "metadata.clientId",
-    "spec.schedule.qos",
-    "spec.schedule.partition",
-    "spec.schedule.project",
-    "spec.schedule.reservation",
-    "spec.schedule.deadline",
-    "spec.schedule.walltimeMin",
-    "spec.resources.memoryPerTask",
-    "spec.resources.diskPerTask",
-    "spec.resources.genericResources",
-    "spec.resources.gpu.type",
-    "spec.resources.gpu.memory",
-    "spec.resources.gpu.fraction",
-    "spec.resources.gpu.migProfile",
-    "spec.execution.environment.secrets",
-    "spec.execution.environment.configMaps",
-    "spec.output.openMode",
-    "spec.lifecycle.requeueOnFailure",
-    "spec.notifications",
-    "spec.fileStaging",
-    "spec.placement.topology",
-    "spec.placement.topologySpread",
-    "spec.placement.groupBy",
-    "spec.placement.prefer",
-    "spec.extensions.flux.preemptible_after",
-    "spec.extensions.flux.version",
+CAPABILITIES: Final = Capabilities(
+    "flux-batch",
+    ("flux",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": EXACT,
+        "metadata.labels": lost("flux batch has no option for it"),
+        "metadata.annotations": lost("flux batch has no option for it"),
+        "metadata.clientId": lost("flux batch has no option for it"),
+        "spec.schedule.queue": EXACT,
+        "spec.schedule.priority": exact(
+            "",
+            (
+                (
+                    "`--urgency=23`: above 16 only the instance owner may submit; other "
+                    "users' jobs are refused"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.priorityClass": lost("flux batch has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": lost("flux batch has no option for it"),
+        "spec.schedule.walltime": EXACT,
+        "spec.schedule.qos": lost("flux batch has no option for it"),
+        "spec.schedule.partition": lost("flux batch has no option for it"),
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": lost("flux batch has no option for it"),
+        "spec.schedule.beginAfter": exact(
+            "",
+            (("written in UTC; `flux batch` reads times in the submit host's time zone"), "W301"),
+        ),
+        "spec.schedule.deadline": lost("flux batch has no option for it"),
+        "spec.schedule.walltimeMin": lost("flux batch has no option for it"),
+        "spec.schedule.signalBeforeEnd": EXACT,
+        "spec.resources.cpusPerTask": EXACT,
+        "spec.resources.memoryPerTask": lost("flux batch has no option for it"),
+        "spec.resources.tasks": EXACT,
+        "spec.resources.nodes": EXACT,
+        "spec.resources.tasksPerNode": exact(
+            "",
+            ("1 slots over 1 nodes; Flux decides how many go on each node", "W301"),
+            ("`flux batch` spreads its slots over the nodes itself", "W201"),
+        ),
+        "spec.resources.gpu.count": exact(
+            "",
+            ("4/node written as 4 per slot (16 slots)", "W301"),
+            ("`1/node` has no per-slot count", "W201"),
+        ),
+        "spec.resources.gpu.type": lost("flux batch has no option for it"),
+        "spec.resources.gpu.memory": lost("flux batch has no option for it"),
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": lost("flux batch has no option for it"),
+        "spec.resources.genericResources": lost("flux batch has no option for it"),
+        "spec.resources.limits": lost("flux batch has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+            ("run through `apptainer exec docker://…`; the cluster needs Apptainer", "W301"),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$FLUX_JOB_CC` for flux-batch", "W301"),
+            (
+                ("the script uses `$SLURM_ARRAY_JOB_ID`, which flux-batch has no equivalent for"),
+                "W201",
+            ),
+        ),
+        "spec.execution.executable": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.flux.tasks` is written instead, and it says "
+                    "something else for a Flux batch script"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.execution.arguments": EXACT,
+        "spec.execution.shell": exact(
+            "",
+            ("the script's own `#!/bin/sh ` line names its interpreter", "W201"),
+        ),
+        "spec.execution.workingDir": EXACT,
+        "spec.execution.environment.vars": EXACT,
+        "spec.execution.environment.secrets": lost("flux batch has no option for it"),
+        "spec.execution.environment.configMaps": lost("flux batch has no option for it"),
+        "spec.execution.environment.inheritFromSubmitter": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.flux.batch_options` is written instead, and it "
+                    "says something else for a Flux batch script"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.execution.stdin": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.flux.batch_options` is written instead, and it "
+                    "says something else for a Flux batch script"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.tasks": lost("flux batch has no option for it"),
+        "spec.gang": lost("flux batch has no option for it"),
+        "spec.array.indices": exact(
+            "",
+            (
+                (
+                    "`flux batch` has no `--cc`: submit copies with `flux submit "
+                    "--cc=IDSET` (`{{cc}}`, `$FLUX_JOB_CC`); Flux has n"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.array.maxConcurrent": exact(
+            "",
+            (
+                (
+                    "`flux batch` has no `--cc`: submit copies with `flux submit "
+                    "--cc=IDSET` (`{{cc}}`, `$FLUX_JOB_CC`); Flux has n"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.dependencies": exact(
+            "",
+            ("Flux waits for whole jobs, not for a count of array elements", "W201"),
+            (
+                (
+                    "the raw `extensions.flux.symbolic_dependencies` is written instead, "
+                    "and it says something else for a Flux batc"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.lifecycle.maxRetries": lost("flux batch has no option for it"),
+        "spec.lifecycle.requeueOnFailure": lost("flux batch has no option for it"),
+        "spec.lifecycle.successExitCodes": lost("flux batch has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("flux batch has no option for it"),
+        "spec.placement.nodeSelector": lost("flux batch has no option for it"),
+        "spec.placement.tolerations": lost("flux batch has no option for it"),
+        "spec.placement.affinity": lost("flux batch has no option for it"),
+        "spec.placement.topologySpread": lost("flux batch has no option for it"),
+        "spec.placement.topology": lost("flux batch has no option for it"),
+        "spec.placement.groupBy": lost("flux batch has no option for it"),
+        "spec.placement.constraint": EXACT,
+        "spec.placement.prefer": lost("flux batch has no option for it"),
+        "spec.placement.exclusive": exact(
+            "",
+            ("`flux batch --exclusive` needs `-N`", "W201"),
+        ),
+        "spec.placement.nodePools": lost("flux batch has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            ("Flux has no template for `{array_job_id}`", "W201"),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            ("Flux has no template for `{array_job_id}`", "W201"),
+        ),
+        "spec.output.mergeStderr": exact(
+            "",
+            (
+                ("stdout and stderr stay separate, in Flux-style default names (flux-{{id}}.err)"),
+                "W301",
+            ),
+        ),
+        "spec.output.openMode": lost("flux batch has no option for it"),
+        "spec.notifications.email": lost("flux batch has no option for it"),
+        "spec.notifications.events": lost("flux batch has no option for it"),
+        "spec.fileStaging.inputs": lost("flux batch has no option for it"),
+        "spec.fileStaging.outputs": lost("flux batch has no option for it"),
+        "spec.fileStaging.embeddedFiles": lost("flux batch has no option for it"),
+        "spec.fileStaging.transferPolicy": lost("flux batch has no option for it"),
+        "spec.fileStaging.checkpointFiles": lost("flux batch has no option for it"),
+        "spec.volumes": lost("flux batch has no option for it"),
+        "spec.workloadType": lost("flux batch has no option for it"),
+        "spec.distributedFramework": lost("flux batch has no option for it"),
+        "spec.extensions.flux.bank": EXACT,
+        "spec.extensions.flux.urgency": EXACT,
+        "spec.extensions.flux.resource_graph": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+            (
+                ("the jobspec form is not written; `spec.resources.nodes` carries its meaning"),
+                "W301",
+            ),
+        ),
+        "spec.extensions.flux.symbolic_dependencies": EXACT,
+        "spec.extensions.flux.embeddedFiles": exact(
+            "",
+            (
+                ("the jobspec form is not written; `spec.execution.script` carries its meaning"),
+                "W301",
+            ),
+        ),
+        "spec.extensions.flux.preemptible_after": EXACT,
+        "spec.extensions.flux.count_expression.min": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+        ),
+        "spec.extensions.flux.count_expression.max": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+        ),
+        "spec.extensions.flux.count_expression.operator": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+        ),
+        "spec.extensions.flux.count_expression.operand": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+        ),
+        "spec.extensions.flux.constraints_spec": EXACT,
+        "spec.extensions.flux.shell_options": EXACT,
+        "spec.extensions.flux.user_attributes": EXACT,
+        "spec.extensions.flux.batch_options": EXACT,
+        "spec.extensions.flux.version": EXACT,
+        "spec.extensions.flux.task": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+            (
+                ("the jobspec form is not written; `spec.resources.nodes` carries its meaning"),
+                "W301",
+            ),
+        ),
+        "spec.extensions.flux.tasks": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+            (
+                (
+                    "the jobspec form is not written; `spec.execution.executable` "
+                    "carries its meaning"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.flux.system": exact(
+            "",
+            ("a batch script has no place for this part of a jobspec", "W201"),
+            (
+                ("the jobspec form is not written; `spec.schedule.walltime` carries its meaning"),
+                "W301",
+            ),
+        ),
+        "spec.extensions.flux.env_unset": EXACT,
+    },
 )
 
 
@@ -284,7 +493,7 @@ def render(
             continue
         for value in values:
             w.opt(name, value if OPTIONS[name].arg != "none" else None)
-    report_unsupported(w, job, UNSUPPORTED, "flux batch")
+    report_unsupported(w, job, CAPABILITIES, "flux batch")
     if spec.extensions:
         report_foreign(w, spec, ("flux",))
     for match in _DIRECTIVE_LINE.finditer(body):

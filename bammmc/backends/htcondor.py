@@ -42,7 +42,8 @@ from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block, job_ad
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Resources, Spec
@@ -140,68 +141,396 @@ MACRO: Final = re.compile(r"\$\$?(?:[A-Za-z_][A-Za-z0-9_]*)?\((?:\[[^\]]*\]|[^()
 #: characters a shell would have treated specially in an argument string
 _SHELL_SPECIAL: Final = re.compile(r"[$`*?\[~|&;<>()]")
 
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "exact (`batch_name`)",
-    "spec.schedule.queue": "lost (HTCondor has no queues)",
-    "spec.schedule.priority": "exact (`priority`, -1000..1000; orders only the user's own jobs)",
-    "spec.schedule.account": "exact (`accounting_group`)",
-    "spec.schedule.project": "exact (`+ProjectName`)",
-    "spec.schedule.walltime": "approximated (`allowed_job_duration`: the job is held, not ended)",
-    "spec.schedule.hold": "exact (`hold`)",
-    "spec.schedule.beginAfter": "exact (`deferral_time`, Unix seconds; a time without a zone "
-    "is read as UTC)",
-    "spec.schedule.qos": "lost",
-    "spec.schedule.reservation": "lost",
-    "spec.schedule.deadline": "lost",
-    "spec.schedule.walltimeMin": "lost",
-    "spec.schedule.signalBeforeEnd": "lost",
-    "spec.resources": "exact per job (one slot: tasks × CPUs per task); per task with "
-    "`universe = parallel` (`machine_count`)",
-    "spec.resources.memoryPerTask": "exact (`request_memory`, per job, whole MiB)",
-    "spec.resources.diskPerTask": "exact (`request_disk`, per job, whole KiB)",
-    "spec.resources.nodes": "lost (one machine), except in the parallel universe",
-    "spec.resources.gpu.count": "exact (`request_gpus`, per job)",
-    "spec.resources.gpu.memory": "exact (`gpus_minimum_memory`)",
-    "spec.resources.gpu.type": "lost (match on `DeviceName` with `require_gpus`)",
-    "spec.resources.genericResources": "exact (`request_<name>`)",
-    "spec.execution.script": "exact (a second file, run as `executable`)",
-    "spec.execution.executable": "exact (`executable`, `arguments` in the new syntax)",
-    "spec.execution.container.image": "exact (`container_image = docker://…`, or "
-    "`docker_image` in the docker universe)",
-    "spec.execution.workingDir": "approximated (`initialdir`: the submit side's directory)",
-    "spec.execution.environment": "exact (`environment`, `getenv`)",
-    "spec.execution.stdin": "exact (`input`)",
-    "spec.array": "exact (`queue`; `$(Process)` is 0-based, other indices derived from it)",
-    "spec.array.maxConcurrent": "exact (`max_materialize`)",
-    "spec.dependencies": "lost (use DAGMan)",
-    "spec.output": "exact (`$(Cluster)`, `$(Process)`)",
-    "spec.output.openMode": "lost (append)",
-    "spec.notifications": "approximated (one `notification` value)",
-    "spec.lifecycle.maxRetries": "exact (`max_retries`)",
-    "spec.lifecycle.successExitCodes": "approximated (one `success_exit_code`)",
-    "spec.lifecycle.requeueOnFailure": "exact when true (HTCondor reruns evicted jobs)",
-    "spec.fileStaging": "exact (`transfer_input_files`, `transfer_output_files`, "
-    "`transfer_output_remaps`, `should_transfer_files`, `transfer_checkpoint_files`)",
-    "spec.placement": "lost",
-    "spec.extensions.htcondor": "exact",
-    "spec.tasks": "lost",
-    "spec.gang": "lost",
-    "spec.volumes": "lost",
-}
-
-_HANDLED_HERE: Final = ("spec.lifecycle.maxRetries", "spec.lifecycle.successExitCodes")
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *(p for p in UNSUPPORTED_EVERYWHERE if p not in _HANDLED_HERE),
-    "metadata.clientId",
-    "spec.placement.topologySpread",
-    "spec.placement.prefer",
-    "spec.placement.topology",
-    "spec.placement.groupBy",
-    "spec.placement.constraint",
-    "spec.placement.exclusive",
-    "spec.fileStaging.embeddedFiles",
+CAPABILITIES: Final = Capabilities(
+    "htcondor",
+    ("htcondor",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": EXACT,
+        "metadata.labels": lost("condor_submit has no option for it"),
+        "metadata.annotations": lost("condor_submit has no option for it"),
+        "metadata.clientId": lost("condor_submit has no option for it"),
+        "spec.schedule.queue": exact(
+            "",
+            (("HTCondor has no queues: a pool matches jobs to machines by `requirements`"), "W201"),
+        ),
+        "spec.schedule.priority": EXACT,
+        "spec.schedule.priorityClass": lost("condor_submit has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": EXACT,
+        "spec.schedule.walltime": exact(
+            "",
+            (
+                (
+                    "`allowed_job_duration = 41400`: HTCondor puts a job that runs "
+                    "longer on hold (hold code 46) instead of ending "
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.qos": lost("condor_submit has no command for it", by_writer=True),
+        "spec.schedule.partition": exact(
+            "",
+            (("HTCondor has no queues: a pool matches jobs to machines by `requirements`"), "W201"),
+        ),
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": lost("condor_submit has no command for it", by_writer=True),
+        "spec.schedule.beginAfter": EXACT,
+        "spec.schedule.deadline": lost("condor_submit has no command for it", by_writer=True),
+        "spec.schedule.walltimeMin": lost("condor_submit has no command for it", by_writer=True),
+        "spec.schedule.signalBeforeEnd": lost(
+            "condor_submit has no command for it", by_writer=True
+        ),
+        "spec.resources.cpusPerTask": EXACT,
+        "spec.resources.memoryPerTask": exact(
+            "",
+            (
+                (
+                    "7600000000 bytes rounded up to 7248M (7600078848 bytes): "
+                    "condor_submit counts whole MiB"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasks": exact(
+            "",
+            (
+                (
+                    "512 tasks share one slot on one machine (`request_cpus`): a vanilla "
+                    "universe job is one process; `extensions.h"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.nodes": exact(
+            "",
+            ("a vanilla universe job runs on one machine, not 4 nodes", "W201"),
+        ),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            ("a vanilla universe job runs on one machine", "W201"),
+        ),
+        "spec.resources.gpu.count": EXACT,
+        "spec.resources.gpu.type": exact(
+            "",
+            ("HTCondor matches GPUs by their properties, not by a model name", "W201"),
+        ),
+        "spec.resources.gpu.memory": EXACT,
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": EXACT,
+        "spec.resources.genericResources": EXACT,
+        "spec.resources.limits": lost("condor_submit has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is built for htcondor: read from the job ad", "W301"),
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.executable": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.arguments": exact(
+            "",
+            (
+                (
+                    "HTCondor starts the program without a shell: variables, globs and "
+                    "operators in the arguments are passed as the"
+                ),
+                "W301",
+            ),
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.shell": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.workingDir": exact(
+            "",
+            (
+                (
+                    "`initialdir` is the submit side's directory for the job's files; "
+                    "with file transfer the job itself runs in a s"
+                ),
+                "W301",
+            ),
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.environment.vars": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.environment.secrets": lost(
+            "Kubernetes secrets and config maps do not exist on HTCondor", by_writer=True
+        ),
+        "spec.execution.environment.configMaps": lost(
+            "Kubernetes secrets and config maps do not exist on HTCondor", by_writer=True
+        ),
+        "spec.execution.environment.inheritFromSubmitter": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.stdin": exact(
+            "",
+            (
+                (
+                    "the job names no program (no script, executable or container "
+                    "command), and HTCondor needs `executable`: condor"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.tasks": lost("condor_submit has no option for it"),
+        "spec.gang": lost("condor_submit has no option for it"),
+        "spec.array.indices": EXACT,
+        "spec.array.maxConcurrent": exact(
+            "",
+            ("a throttle without indices limits nothing", "W201"),
+        ),
+        "spec.dependencies": exact(
+            "",
+            ("a submit file cannot wait for another job (`afterok` `4812345`)", "W201"),
+        ),
+        "spec.lifecycle.maxRetries": EXACT,
+        "spec.lifecycle.requeueOnFailure": exact(
+            "",
+            ("HTCondor always runs an evicted job again", "W201"),
+        ),
+        "spec.lifecycle.successExitCodes": exact(
+            "",
+            ("HTCondor takes one success exit code: 0 is written", "W301"),
+        ),
+        "spec.lifecycle.ttlAfterFinished": lost("condor_submit has no option for it"),
+        "spec.placement.nodeSelector": lost("condor_submit has no option for it"),
+        "spec.placement.tolerations": lost("condor_submit has no option for it"),
+        "spec.placement.affinity": lost("condor_submit has no option for it"),
+        "spec.placement.topologySpread": lost("condor_submit has no option for it"),
+        "spec.placement.topology": lost("condor_submit has no option for it"),
+        "spec.placement.groupBy": lost("condor_submit has no option for it"),
+        "spec.placement.constraint": lost("condor_submit has no option for it"),
+        "spec.placement.prefer": lost("condor_submit has no option for it"),
+        "spec.placement.exclusive": lost("condor_submit has no option for it"),
+        "spec.placement.nodePools": lost("condor_submit has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            (("the job has no name: `{job_name}` is the program's file name (`job.sh`)"), "W301"),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            (("the job has no name: `{job_name}` is the program's file name (`job.sh`)"), "W301"),
+        ),
+        "spec.output.mergeStderr": EXACT,
+        "spec.output.openMode": exact(
+            "",
+            ("HTCondor writes the output files anew for each run", "W201"),
+        ),
+        "spec.notifications.email": EXACT,
+        "spec.notifications.events": exact(
+            "",
+            (
+                (
+                    "HTCondor takes one `notification` value (`Complete` is written): no "
+                    "mail on `begin`"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.fileStaging.inputs": exact(
+            "",
+            (
+                (
+                    "`gs://cmip7-forcing/ssp245/` arrives in the job's scratch directory "
+                    "as `.`, not `forcing/`"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.outputs": EXACT,
+        "spec.fileStaging.embeddedFiles": lost("condor_submit has no option for it"),
+        "spec.fileStaging.transferPolicy": EXACT,
+        "spec.fileStaging.checkpointFiles": EXACT,
+        "spec.volumes": lost("condor_submit has no option for it"),
+        "spec.workloadType": lost("condor_submit has no option for it"),
+        "spec.distributedFramework": lost("condor_submit has no option for it"),
+        "spec.extensions.htcondor.universe": EXACT,
+        "spec.extensions.htcondor.requirements": EXACT,
+        "spec.extensions.htcondor.rank": EXACT,
+        "spec.extensions.htcondor.periodic_hold": EXACT,
+        "spec.extensions.htcondor.periodic_hold_reason": EXACT,
+        "spec.extensions.htcondor.periodic_hold_subcode": EXACT,
+        "spec.extensions.htcondor.periodic_release": EXACT,
+        "spec.extensions.htcondor.periodic_remove": EXACT,
+        "spec.extensions.htcondor.periodic_vacate": EXACT,
+        "spec.extensions.htcondor.on_exit_hold": EXACT,
+        "spec.extensions.htcondor.on_exit_remove": EXACT,
+        "spec.extensions.htcondor.checkpointExitCode": EXACT,
+        "spec.extensions.htcondor.concurrency_limits": EXACT,
+        "spec.extensions.htcondor.max_materialize": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.max_idle": EXACT,
+        "spec.extensions.htcondor.retry_request_memory": EXACT,
+        "spec.extensions.htcondor.retry_request_disk": EXACT,
+        "spec.extensions.htcondor.project_name": EXACT,
+        "spec.extensions.htcondor.accounting_group": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.batch_name": EXACT,
+        "spec.extensions.htcondor.log": EXACT,
+        "spec.extensions.htcondor.keep_claim_idle": EXACT,
+        "spec.extensions.htcondor.stream_output": EXACT,
+        "spec.extensions.htcondor.stream_error": EXACT,
+        "spec.extensions.htcondor.encrypt_input_files": EXACT,
+        "spec.extensions.htcondor.encrypt_output_files": EXACT,
+        "spec.extensions.htcondor.transfer_output_remaps": EXACT,
+        "spec.extensions.htcondor.output_destination": EXACT,
+        "spec.extensions.htcondor.grid_resource": EXACT,
+        "spec.extensions.htcondor.machine_count": exact(
+            "",
+            ("`machine_count` means something only in the parallel universe", "W201"),
+        ),
+        "spec.extensions.htcondor.dagman": exact(
+            "",
+            (("a DAGMan workflow is a `.dag` file of its own, not part of a submit file"), "W201"),
+        ),
+        "spec.extensions.htcondor.queue.count": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.vars": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.mode": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.items": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.source": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.slice": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.queue.qualifier": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.clusters": EXACT,
+        "spec.extensions.htcondor.attributes": EXACT,
+        "spec.extensions.htcondor.getenv": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.notification": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.htcondor.image_command": EXACT,
+        "spec.extensions.htcondor.macros": EXACT,
+        "spec.extensions.htcondor.commands": EXACT,
+        "spec.extensions.htcondor.verbatim": EXACT,
+    },
 )
 
 
@@ -1441,7 +1770,7 @@ class HtcondorWriter:
             self.out.queue.append(f"queue {cluster.queue}".rstrip())
 
     def unsupported(self) -> None:
-        report_unsupported(self, self.job, UNSUPPORTED, "condor_submit")
+        report_unsupported(self, self.job, CAPABILITIES, "condor_submit")
         spec = self.spec
         if spec.extensions:
             handled: tuple[str, ...] = ()

@@ -23,49 +23,367 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
 from bammmc.backends.container import (
     exec_arguments,
     in_container,
     one_line_image,
     refuser,
 )
+from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
 
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "exact (`-J`; an array's name holds its indices)",
-    "spec.schedule": "exact (walltime in whole minutes)",
-    "spec.schedule.qos": "lost",
-    "spec.schedule.walltimeMin": "lost",
-    "spec.schedule.signalBeforeEnd": "lost",
-    "spec.resources": "exact (slots, span, affinity, rusage with explicit units)",
-    "spec.resources.diskPerTask": "lost",
-    "spec.execution": "exact",
-    "spec.array": "exact (indices from 1)",
-    "spec.dependencies": "exact (`-w` done/exit/ended/started)",
-    "spec.output": "approximated (only the job id and array index can be substituted)",
-    "spec.notifications": "exact (begin, end; fail when end is not asked)",
-    "spec.placement": "exact (constraint as `select[a && b]`, `-x`)",
-    "spec.fileStaging": "exact (`-f`)",
-    "spec.lifecycle.requeueOnFailure": "exact (`-r`/`-rn`)",
-    "spec.extensions.lsf": "exact",
-    "spec.tasks": "lost",
-    "spec.gang": "lost",
-    "spec.volumes": "lost",
-}
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "spec.placement.topologySpread",
-    "spec.placement.topology",
-    "spec.placement.groupBy",
-    "spec.placement.prefer",
+CAPABILITIES: Final = Capabilities(
+    "lsf",
+    ("lsf",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": exact(
+            "",
+            ("an LSF array needs a name: `array` is used", "W301"),
+        ),
+        "metadata.labels": lost("bsub has no option for it"),
+        "metadata.annotations": lost("bsub has no option for it"),
+        "metadata.clientId": EXACT,
+        "spec.schedule.queue": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.queues` is written instead (`-q normal "
+                    "long`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.priority": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.priority` is written instead (`-sp 75`), "
+                    "and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.priorityClass": lost("bsub has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": EXACT,
+        "spec.schedule.walltime": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.run_limit` is written instead (`-W "
+                    "30/hostA`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.qos": lost("bsub has no option for it"),
+        "spec.schedule.partition": EXACT,
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": EXACT,
+        "spec.schedule.beginAfter": approx("written in UTC; bsub reads the local time"),
+        "spec.schedule.deadline": approx("written in UTC; bsub reads the local time"),
+        "spec.schedule.walltimeMin": lost("bsub has no option for it"),
+        "spec.schedule.signalBeforeEnd": lost("bsub has no option for it"),
+        "spec.resources.cpusPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.memoryPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasks": exact(
+            "",
+            ("5 tasks on 4 hosts written as 2 per host (on 3 hosts)", "W301"),
+        ),
+        "spec.resources.nodes": exact(
+            "",
+            ("4 hosts as one task per host", "W301"),
+        ),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.count": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.gpu_options` is written instead (`-gpu "
+                    "num=1:mode=exclusive_process:mps=no`), and it s"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.type": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.gpu_options` is written instead (`-gpu "
+                    "num=1:mode=exclusive_process:mps=no`), and it s"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.memory": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.gpu_options` is written instead (`-gpu "
+                    "num=1:mode=exclusive_process:mps=no`), and it s"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": exact(
+            "",
+            ("scratch space is a site-defined LSF resource", "W201"),
+        ),
+        "spec.resources.genericResources": EXACT,
+        "spec.resources.limits": lost("bsub has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            ("run through `apptainer exec docker://…`; the cluster needs Apptainer", "W301"),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            (("`apptainer exec` pulls through its own image cache; it has no pull policy"), "W201"),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            (
+                (
+                    "registry credentials are the cluster's Apptainer configuration, not "
+                    "an option of the job"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            (("the job's script is what runs in the image, not the container's command"), "W201"),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            ("the job's script is what runs in the image, not the container's args", "W201"),
+        ),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$LSB_JOBINDEX` for lsf", "W301"),
+            (("the script uses `$SLURM_ARRAY_JOB_ID`, which lsf has no equivalent for"), "W201"),
+        ),
+        "spec.execution.executable": EXACT,
+        "spec.execution.arguments": EXACT,
+        "spec.execution.shell": EXACT,
+        "spec.execution.workingDir": EXACT,
+        "spec.execution.environment.vars": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.env` is written instead (`-env all, "
+                    "~HOME`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.execution.environment.secrets": lost(
+            "Kubernetes secrets and config maps do not exist on LSF", by_writer=True
+        ),
+        "spec.execution.environment.configMaps": lost(
+            "Kubernetes secrets and config maps do not exist on LSF", by_writer=True
+        ),
+        "spec.execution.environment.inheritFromSubmitter": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.env` is written instead (`-env all, "
+                    "~HOME`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.execution.stdin": EXACT,
+        "spec.tasks": lost("bsub has no option for it"),
+        "spec.gang": lost("bsub has no option for it"),
+        "spec.array.indices": exact(
+            "",
+            ("LSF array indices start at 1: index 0 of `0-199%25` does not run", "W301"),
+        ),
+        "spec.array.maxConcurrent": lost("a limit without indices has no array", by_writer=True),
+        "spec.dependencies": exact(
+            "",
+            ("LSF has no `singleton` dependency", "W201"),
+            (
+                (
+                    "the raw `extensions.lsf.dependency` is written instead (`-w "
+                    'done(1234) || exit("prep", >2)`), and it says some'
+                ),
+                "W301",
+            ),
+        ),
+        "spec.lifecycle.maxRetries": lost("bsub has no option for it"),
+        "spec.lifecycle.requeueOnFailure": EXACT,
+        "spec.lifecycle.successExitCodes": lost("bsub has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("bsub has no option for it"),
+        "spec.placement.nodeSelector": lost("bsub has no option for it"),
+        "spec.placement.tolerations": lost("bsub has no option for it"),
+        "spec.placement.affinity": lost("bsub has no option for it"),
+        "spec.placement.topologySpread": lost("bsub has no option for it"),
+        "spec.placement.topology": lost("bsub has no option for it"),
+        "spec.placement.groupBy": lost("bsub has no option for it"),
+        "spec.placement.constraint": exact(
+            "",
+            ("only features joined by `&` become an LSF `select[a && b]`", "W201"),
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.placement.prefer": lost("bsub has no option for it"),
+        "spec.placement.exclusive": EXACT,
+        "spec.placement.nodePools": lost("bsub has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            ("LSF cannot put `{job_name}` in an output path; `%J` is used", "W301"),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            ("LSF cannot put `{job_name}` in an output path; `%J` is used", "W301"),
+        ),
+        "spec.output.mergeStderr": exact(
+            "",
+            ("LSF writes stderr into the `-o` file when there is no `-e`", "W301"),
+        ),
+        "spec.output.openMode": EXACT,
+        "spec.notifications.email": EXACT,
+        "spec.notifications.events": exact(
+            "",
+            ("LSF has no mail on `requeue`", "W201"),
+        ),
+        "spec.fileStaging.inputs": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.files` is written instead (`-f log << "
+                    "log`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.outputs": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.files` is written instead (`-f log << "
+                    "log`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.embeddedFiles[].name": exact(
+            "",
+            ("bsub has no option for it", "W201"),
+        ),
+        "spec.fileStaging.embeddedFiles[].content": lost("bsub has no option for it"),
+        "spec.fileStaging.embeddedFiles[].encoding": lost("bsub has no option for it"),
+        "spec.fileStaging.embeddedFiles[].permissions": lost("bsub has no option for it"),
+        "spec.fileStaging.transferPolicy": exact(
+            "",
+            ("bsub has no option for it", "W201"),
+        ),
+        "spec.fileStaging.checkpointFiles": exact(
+            "",
+            ("bsub has no option for it", "W201"),
+        ),
+        "spec.volumes": lost("bsub has no option for it"),
+        "spec.workloadType": lost("bsub has no option for it"),
+        "spec.distributedFramework": lost("bsub has no option for it"),
+        "spec.extensions.lsf.app_profile": EXACT,
+        "spec.extensions.lsf.service_class": EXACT,
+        "spec.extensions.lsf.license_project": EXACT,
+        "spec.extensions.lsf.rusage_string": EXACT,
+        "spec.extensions.lsf.compute_unit.type": EXACT,
+        "spec.extensions.lsf.compute_unit.policy": exact(
+            "",
+            ("`pack` has no `cu[]` keyword: LSF's default preference is used", "W301"),
+        ),
+        "spec.extensions.lsf.compute_unit.max_units": EXACT,
+        "spec.extensions.lsf.compute_unit.exclusive": EXACT,
+        "spec.extensions.lsf.same_resource": EXACT,
+        "spec.extensions.lsf.order_expression": EXACT,
+        "spec.extensions.lsf.autoresizable": EXACT,
+        "spec.extensions.lsf.frequency": exact(
+            "",
+            ("bammmc does not know the bsub option for it", "W201"),
+        ),
+        "spec.extensions.lsf.pre_exec": EXACT,
+        "spec.extensions.lsf.post_exec": EXACT,
+        "spec.extensions.lsf.cpu_time_limit": EXACT,
+        "spec.extensions.lsf.stack_limit": EXACT,
+        "spec.extensions.lsf.thread_limit": EXACT,
+        "spec.extensions.lsf.run_window": exact(
+            "",
+            ("bammmc does not know the bsub option for it", "W201"),
+        ),
+        "spec.extensions.lsf.gpu_options": EXACT,
+        "spec.extensions.lsf.mem_limit": EXACT,
+        "spec.extensions.lsf.mem_limit_hard": EXACT,
+        "spec.extensions.lsf.select": EXACT,
+        "spec.extensions.lsf.span": EXACT,
+        "spec.extensions.lsf.cu": EXACT,
+        "spec.extensions.lsf.affinity": EXACT,
+        "spec.extensions.lsf.resreq": EXACT,
+        "spec.extensions.lsf.max_tasks": exact(
+            "",
+            ("the maximum of 64 slots is below the 512 tasks asked for", "W201"),
+        ),
+        "spec.extensions.lsf.nnodes": EXACT,
+        "spec.extensions.lsf.alloc_flags": EXACT,
+        "spec.extensions.lsf.queues": EXACT,
+        "spec.extensions.lsf.hosts": EXACT,
+        "spec.extensions.lsf.priority": EXACT,
+        "spec.extensions.lsf.dependency": EXACT,
+        "spec.extensions.lsf.begin": EXACT,
+        "spec.extensions.lsf.deadline": EXACT,
+        "spec.extensions.lsf.run_limit": EXACT,
+        "spec.extensions.lsf.files": EXACT,
+        "spec.extensions.lsf.env": EXACT,
+        "spec.extensions.lsf.login_shell": EXACT,
+        "spec.extensions.lsf.outdir": EXACT,
+        "spec.extensions.lsf.error_open_mode": EXACT,
+        "spec.extensions.lsf.options": EXACT,
+    },
 )
+
 
 #: LSF units for explicit sizes (powers of 1024), largest first
 UNITS: Final = (
@@ -753,9 +1071,13 @@ class LsfWriter:
                     )
                     continue
                 self.opt("f", f"{local} {op} {remote}", f"spec.fileStaging.{key}")
-        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+        for key, wire in (
+            ("embedded_files", "embeddedFiles"),
+            ("checkpoint_files", "checkpointFiles"),
+            ("transfer_policy", "transferPolicy"),
+        ):
             if getattr(staging, key):
-                self.lost(f"spec.fileStaging.{key}", "bsub has no option for it")
+                self.lost(f"spec.fileStaging.{wire}", "bsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output
@@ -929,7 +1251,7 @@ class LsfWriter:
 
     def unsupported(self) -> None:
         spec = self.spec
-        report_unsupported(self, self.job, UNSUPPORTED, "bsub")
+        report_unsupported(self, self.job, CAPABILITIES, "bsub")
         if spec.extensions:
             report_foreign(self, spec, ("lsf",))
 

@@ -17,13 +17,14 @@ from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
 from bammmc.backends.container import (
     exec_arguments,
     in_container,
     one_line_image,
     refuser,
 )
+from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
@@ -33,31 +34,364 @@ from bammmc.ir.values import Size, Template, is_digits
 MAIL_LETTERS: Final = {"fail": "a", "begin": "b", "end": "e"}
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
 
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "approximated (sanitized to PBS's charset)",
-    "spec.schedule": "exact",
-    "spec.schedule.qos": "lost",
-    "spec.schedule.walltimeMin": "lost",
-    "spec.schedule.signalBeforeEnd": "lost",
-    "spec.schedule.deadline": "lost",
-    "spec.resources": "exact",
-    "spec.execution": "exact",
-    "spec.array": "exact (PBS Pro: one range; Torque: no step)",
-    "spec.dependencies": "exact",
-    "spec.output": "approximated (only the array index can be substituted)",
-    "spec.notifications": "exact",
-    "spec.placement": "exact",
-    "spec.fileStaging": "exact",
-    "spec.extensions.pbs": "exact",
-    "spec.tasks": "lost",
-    "spec.gang": "lost",
-    "spec.volumes": "lost",
-}
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "spec.placement.prefer",
+CAPABILITIES: Final = Capabilities(
+    "pbs",
+    ("pbs",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": exact(
+            "",
+            (
+                (
+                    "`srun_<enter` written as `srun__enter` (letters, digits and `+_.-`, "
+                    "not starting with a symbol, at most 230 ch"
+                ),
+                "W301",
+            ),
+        ),
+        "metadata.labels": lost("qsub has no option for it"),
+        "metadata.annotations": lost("qsub has no option for it"),
+        "metadata.clientId": EXACT,
+        "spec.schedule.queue": EXACT,
+        "spec.schedule.priority": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.priority` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.priorityClass": lost("qsub has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": EXACT,
+        "spec.schedule.walltime": EXACT,
+        "spec.schedule.qos": lost("qsub has no option for it"),
+        "spec.schedule.partition": EXACT,
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": EXACT,
+        "spec.schedule.beginAfter": approx("written in UTC; qsub reads local time"),
+        "spec.schedule.deadline": lost("qsub has no option for it"),
+        "spec.schedule.walltimeMin": lost("qsub has no option for it"),
+        "spec.schedule.signalBeforeEnd": lost("qsub has no option for it"),
+        "spec.resources.cpusPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.memoryPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasks": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.nodes": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mpiprocs_per_chunk` is written instead, and "
+                    "it says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.count": exact(
+            "",
+            ("GPUs per node written per chunk, and each chunk here is one task", "W301"),
+        ),
+        "spec.resources.gpu.type": exact(
+            "",
+            ("GPU models are site-defined custom resources in PBS", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.memory": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": exact(
+            "",
+            ("scratch space is a site-defined PBS resource", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.select` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.genericResources": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.limits": lost("qsub has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            ("run through `apptainer exec docker://…`; the cluster needs Apptainer", "W301"),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            (("`apptainer exec` pulls through its own image cache; it has no pull policy"), "W201"),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            (
+                (
+                    "registry credentials are the cluster's Apptainer configuration, not "
+                    "an option of the job"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            (("the job's script is what runs in the image, not the container's command"), "W201"),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            ("the job's script is what runs in the image, not the container's args", "W201"),
+        ),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$PBS_ARRAY_INDEX` for pbs", "W301"),
+            ("the script uses `$SLURM_NTASKS`, which pbs has no equivalent for", "W201"),
+        ),
+        "spec.execution.executable": EXACT,
+        "spec.execution.arguments": EXACT,
+        "spec.execution.shell": EXACT,
+        "spec.execution.workingDir": EXACT,
+        "spec.execution.environment.vars": EXACT,
+        "spec.execution.environment.secrets": lost(
+            "Kubernetes secrets and config maps do not exist on PBS", by_writer=True
+        ),
+        "spec.execution.environment.configMaps[].name": exact(
+            "",
+            ("Kubernetes secrets and config maps do not exist on PBS", "W201"),
+        ),
+        "spec.execution.environment.configMaps[].configMapName": lost("qsub has no option for it"),
+        "spec.execution.environment.configMaps[].configMapKey": lost("qsub has no option for it"),
+        "spec.execution.environment.inheritFromSubmitter": EXACT,
+        "spec.execution.stdin": lost("qsub has no standard input option", by_writer=True),
+        "spec.tasks": lost("qsub has no option for it"),
+        "spec.gang": lost("qsub has no option for it"),
+        "spec.array.indices": exact(
+            "",
+            (
+                (
+                    "PBS Pro takes one range `X-Y` with X < Y: `1-15:2,20-24%4` is "
+                    "written as `1-24`, so indices outside `1-15:2,20"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.array.maxConcurrent": lost(
+            "a throttle without indices has no array to limit", by_writer=True
+        ),
+        "spec.dependencies": exact(
+            "",
+            ("`e3sm-spinup-m07` is not a PBS job id; PBS depends on ids only", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.dependency` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.lifecycle.maxRetries": lost("qsub has no option for it"),
+        "spec.lifecycle.requeueOnFailure": EXACT,
+        "spec.lifecycle.successExitCodes": lost("qsub has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("qsub has no option for it"),
+        "spec.placement.nodeSelector": lost("qsub has no option for it"),
+        "spec.placement.tolerations": lost("qsub has no option for it"),
+        "spec.placement.affinity": lost("qsub has no option for it"),
+        "spec.placement.topologySpread": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.place` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.placement.topology": EXACT,
+        "spec.placement.groupBy": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.pbs.place` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.placement.constraint": exact(
+            "",
+            ("PBS selects node features through site-defined chunk resources", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.place` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.placement.prefer": lost("qsub has no option for it"),
+        "spec.placement.exclusive": EXACT,
+        "spec.placement.nodePools": lost("qsub has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            (
+                (
+                    "PBS cannot put `{job_name}`, `{array_job_id}` in an output path; "
+                    "its default name (job name and id) is used in"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            (
+                (
+                    "PBS cannot put `{job_name}`, `{array_job_id}` in an output path; "
+                    "its default name (job name and id) is used in"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.mergeStderr": EXACT,
+        "spec.output.openMode": lost("PBS always writes new output files", by_writer=True),
+        "spec.notifications.email": EXACT,
+        "spec.notifications.events": exact(
+            "",
+            ("PBS has no mail on `requeue`", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.mail_points` is written instead, and it "
+                    "says something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.inputs": exact(
+            "",
+            ("PBS stages from `host:path` only", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.stagein` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.outputs": exact(
+            "",
+            ("PBS stages from `host:path` only", "W201"),
+            (
+                (
+                    "the raw `extensions.pbs.stagein` is written instead, and it says "
+                    "something else for PBS"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.embeddedFiles[].name": exact(
+            "",
+            ("qsub has no option for it", "W201"),
+        ),
+        "spec.fileStaging.embeddedFiles[].content": lost("qsub has no option for it"),
+        "spec.fileStaging.embeddedFiles[].encoding": lost("qsub has no option for it"),
+        "spec.fileStaging.embeddedFiles[].permissions": lost("qsub has no option for it"),
+        "spec.fileStaging.transferPolicy": exact(
+            "",
+            ("qsub has no option for it", "W201"),
+        ),
+        "spec.fileStaging.checkpointFiles": exact(
+            "",
+            ("qsub has no option for it", "W201"),
+        ),
+        "spec.volumes": lost("qsub has no option for it"),
+        "spec.workloadType": lost("qsub has no option for it"),
+        "spec.distributedFramework": lost("qsub has no option for it"),
+        "spec.extensions.pbs.place": EXACT,
+        "spec.extensions.pbs.stagein": EXACT,
+        "spec.extensions.pbs.stageout": EXACT,
+        "spec.extensions.pbs.aoe": EXACT,
+        "spec.extensions.pbs.checkpoint_interval": EXACT,
+        "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
+        "spec.extensions.pbs.ompthreads_per_chunk": EXACT,
+        "spec.extensions.pbs.mixed_chunks": EXACT,
+        "spec.extensions.pbs.server": EXACT,
+        "spec.extensions.pbs.select": EXACT,
+        "spec.extensions.pbs.nodes": EXACT,
+        "spec.extensions.pbs.cput": EXACT,
+        "spec.extensions.pbs.pcput": EXACT,
+        "spec.extensions.pbs.mem": EXACT,
+        "spec.extensions.pbs.resources": EXACT,
+        "spec.extensions.pbs.join": EXACT,
+        "spec.extensions.pbs.keep": EXACT,
+        "spec.extensions.pbs.mail_points": EXACT,
+        "spec.extensions.pbs.group_list": EXACT,
+        "spec.extensions.pbs.umask": EXACT,
+        "spec.extensions.pbs.sandbox": EXACT,
+        "spec.extensions.pbs.priority": EXACT,
+        "spec.extensions.pbs.begin": EXACT,
+        "spec.extensions.pbs.dependency": EXACT,
+        "spec.extensions.pbs.output": EXACT,
+        "spec.extensions.pbs.error": EXACT,
+        "spec.extensions.pbs.options": EXACT,
+    },
 )
 
 
@@ -65,6 +399,7 @@ class PbsWriter:
     """Writes PBS Pro; `TorqueWriter` changes the flags."""
 
     DIALECT: ClassVar[str] = "pbs"
+    TABLE: ClassVar[Capabilities] = CAPABILITIES
     ARRAY_OPTION: ClassVar[str] = "-J"
     HAS_WORKDIR_OPTION: ClassVar[bool] = False
     HAS_PROJECT: ClassVar[bool] = True
@@ -583,9 +918,13 @@ class PbsWriter:
             if entries:
                 self.opt("W", f"{key}=" + ",".join(entries), f"spec.fileStaging.{entries_attr}")
         if staging is not None:
-            for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+            for key, wire in (
+                ("embedded_files", "embeddedFiles"),
+                ("checkpoint_files", "checkpointFiles"),
+                ("transfer_policy", "transferPolicy"),
+            ):
                 if getattr(staging, key):
-                    self.lost(f"spec.fileStaging.{key}", "qsub has no option for it")
+                    self.lost(f"spec.fileStaging.{wire}", "qsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output
@@ -656,16 +995,16 @@ class PbsWriter:
                     items.append(f"{key}={value}")
             if items:
                 self.opt("v", ",".join(items), "spec.execution.environment.vars")
-        for key in ("secrets", "config_maps"):
+        for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
             if getattr(env, key):
                 self.lost(
-                    f"spec.execution.environment.{key}",
+                    f"spec.execution.environment.{wire}",
                     "Kubernetes secrets and config maps do not exist on PBS",
                 )
 
     def unsupported(self) -> None:
         spec = self.spec
-        report_unsupported(self, self.job, UNSUPPORTED, "qsub")
+        report_unsupported(self, self.job, self.TABLE, "qsub")
         if spec.extensions:
             report_foreign(self, spec, ("pbs", "torque"))
 

@@ -28,13 +28,14 @@ from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
 from bammmc.backends.container import (
     exec_arguments,
     in_container,
     one_line_image,
     refuser,
 )
+from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
@@ -272,42 +273,305 @@ def pe_kind(name: str) -> str | None:
     return None
 
 
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "approximated (sanitized to letters, digits and `+_.-`)",
-    "spec.schedule": "exact",
-    "spec.schedule.priority": "exact (-1023..1024; positive values need operator rights)",
-    "spec.schedule.qos": "lost",
-    "spec.schedule.walltimeMin": "lost",
-    "spec.schedule.signalBeforeEnd": "lost",
-    "spec.schedule.deadline": "lost",
-    "spec.resources": "approximated (tasks × CPUs become slots of one parallel environment)",
-    "spec.resources.memoryPerTask": "exact (per slot, in the site's memory resource)",
-    "spec.resources.nodes": "approximated (the PE's allocation rule places the slots)",
-    "spec.resources.tasksPerNode": "approximated (the PE's allocation rule places the slots)",
-    "spec.resources.gpu": "lost (a site-defined complex)",
-    "spec.resources.diskPerTask": "lost",
-    "spec.resources.genericResources": "lost",
-    "spec.execution": "exact",
-    "spec.array": "exact (one range n-m:s from 1 up)",
-    "spec.dependencies": "approximated (`-hold_jid` waits for any end)",
-    "spec.output": "exact ($JOB_ID, $TASK_ID, $JOB_NAME)",
-    "spec.output.openMode": "lost",
-    "spec.notifications": "exact",
-    "spec.placement.exclusive": "exact (`-l exclusive=true`)",
-    "spec.placement": "lost",
-    "spec.fileStaging": "lost",
-    "spec.extensions.sge": "exact",
-    "spec.tasks": "lost",
-    "spec.gang": "lost",
-    "spec.volumes": "lost",
-}
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "spec.fileStaging",
-    "spec.placement.topologySpread",
-    "spec.placement.prefer",
+CAPABILITIES: Final = Capabilities(
+    "sge",
+    ("sge",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": exact(
+            "",
+            (
+                (
+                    "`srun_<enter` written as `srun__enter` (letters, digits and `+_.-`, "
+                    "at most 512 characters)"
+                ),
+                "W301",
+            ),
+        ),
+        "metadata.labels": lost("qsub has no option for it"),
+        "metadata.annotations": lost("qsub has no option for it"),
+        "metadata.clientId": EXACT,
+        "spec.schedule.queue": EXACT,
+        "spec.schedule.priority": exact(
+            "",
+            ("`-p 512`: qsub takes a positive priority only from operators", "W301"),
+        ),
+        "spec.schedule.priorityClass": lost("qsub has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": EXACT,
+        "spec.schedule.walltime": EXACT,
+        "spec.schedule.qos": lost("qsub has no option for it"),
+        "spec.schedule.partition": EXACT,
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": EXACT,
+        "spec.schedule.beginAfter": approx("written in UTC; qsub reads local time"),
+        "spec.schedule.deadline": lost("qsub has no option for it"),
+        "spec.schedule.walltimeMin": lost("qsub has no option for it"),
+        "spec.schedule.signalBeforeEnd": lost("qsub has no option for it"),
+        "spec.resources.cpusPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.sge.pe` is written instead, and it says "
+                    "something else for Grid Engine"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.memoryPerTask": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.sge.pe` is written instead, and it says "
+                    "something else for Grid Engine"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasks": exact(
+            "",
+            (
+                (
+                    "512 tasks × 4 CPUs written as 2048 slots of the thread PE `smp` "
+                    "(one host, one process)"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.nodes": exact(
+            "",
+            (
+                (
+                    "Grid Engine places slots by the parallel environment's allocation "
+                    "rule, not per job"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            (
+                (
+                    "Grid Engine places slots by the parallel environment's allocation "
+                    "rule, not per job"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.count": exact(
+            "",
+            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+        ),
+        "spec.resources.gpu.type": exact(
+            "",
+            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+        ),
+        "spec.resources.gpu.memory": exact(
+            "",
+            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+        ),
+        "spec.resources.gpu.fraction": exact(
+            "",
+            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+        ),
+        "spec.resources.gpu.migProfile": exact(
+            "",
+            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+        ),
+        "spec.resources.diskPerTask": exact(
+            "",
+            ("scratch space is a site-defined complex", "W201"),
+        ),
+        "spec.resources.genericResources": exact(
+            "",
+            ("complexes are site-defined", "W201"),
+        ),
+        "spec.resources.limits": lost("qsub has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            ("run through `apptainer exec docker://…`; the cluster needs Apptainer", "W301"),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            (("`apptainer exec` pulls through its own image cache; it has no pull policy"), "W201"),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            (
+                (
+                    "registry credentials are the cluster's Apptainer configuration, not "
+                    "an option of the job"
+                ),
+                "W201",
+            ),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            (("the job's script is what runs in the image, not the container's command"), "W201"),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            ("the job's script is what runs in the image, not the container's args", "W201"),
+        ),
+        "spec.execution.script": exact(
+            "",
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$SGE_TASK_ID` for sge", "W301"),
+            (("the script uses `$SLURM_ARRAY_JOB_ID`, which sge has no equivalent for"), "W201"),
+        ),
+        "spec.execution.executable": EXACT,
+        "spec.execution.arguments": EXACT,
+        "spec.execution.shell": EXACT,
+        "spec.execution.workingDir": EXACT,
+        "spec.execution.environment.vars": EXACT,
+        "spec.execution.environment.secrets": lost(
+            "Kubernetes secrets and config maps do not exist on Grid Engine", by_writer=True
+        ),
+        "spec.execution.environment.configMaps[].name": exact(
+            "",
+            ("Kubernetes secrets and config maps do not exist on Grid Engine", "W201"),
+        ),
+        "spec.execution.environment.configMaps[].configMapName": lost("qsub has no option for it"),
+        "spec.execution.environment.configMaps[].configMapKey": lost("qsub has no option for it"),
+        "spec.execution.environment.inheritFromSubmitter": EXACT,
+        "spec.execution.stdin": EXACT,
+        "spec.tasks": lost("qsub has no option for it"),
+        "spec.gang": lost("qsub has no option for it"),
+        "spec.array.indices": exact(
+            "",
+            (
+                (
+                    "Grid Engine takes one range `n-m:s`: `1-15:2,20-24%4` is written as "
+                    "`1-24`, so indices outside it run too"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.array.maxConcurrent": exact(
+            "",
+            ("a throttle without indices limits nothing", "W201"),
+        ),
+        "spec.dependencies": exact(
+            "",
+            ("Grid Engine has no `afternotok` dependency", "W201"),
+            ("`-hold_jid` waits for the job to end with any exit status", "W301"),
+        ),
+        "spec.lifecycle.maxRetries": lost("qsub has no option for it"),
+        "spec.lifecycle.requeueOnFailure": EXACT,
+        "spec.lifecycle.successExitCodes": lost("qsub has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("qsub has no option for it"),
+        "spec.placement.nodeSelector": lost("qsub has no option for it"),
+        "spec.placement.tolerations": lost("qsub has no option for it"),
+        "spec.placement.affinity": lost("qsub has no option for it"),
+        "spec.placement.topologySpread": lost("qsub has no option for it"),
+        "spec.placement.topology": lost("qsub has no option for it"),
+        "spec.placement.groupBy": lost("qsub has no option for it"),
+        "spec.placement.constraint": lost("qsub has no option for it"),
+        "spec.placement.prefer": lost("qsub has no option for it"),
+        "spec.placement.exclusive": EXACT,
+        "spec.placement.nodePools": lost("qsub has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            (
+                (
+                    "`{job_id}` of an array task is written `$JOB_ID.$TASK_ID`: Grid "
+                    "Engine's `$JOB_ID` is the array's id, the same"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            (
+                (
+                    "`{job_id}` of an array task is written `$JOB_ID.$TASK_ID`: Grid "
+                    "Engine's `$JOB_ID` is the array's id, the same"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.mergeStderr": EXACT,
+        "spec.output.openMode": lost("qsub has no option for it"),
+        "spec.notifications.email": EXACT,
+        "spec.notifications.events": exact(
+            "",
+            ("Grid Engine has no mail on `requeue`", "W201"),
+            (
+                (
+                    "the raw `extensions.sge.mail_points` is written instead, and it "
+                    "says something else for Grid Engine"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.inputs": lost("qsub has no option for it"),
+        "spec.fileStaging.outputs": lost("qsub has no option for it"),
+        "spec.fileStaging.embeddedFiles": lost("qsub has no option for it"),
+        "spec.fileStaging.transferPolicy": lost("qsub has no option for it"),
+        "spec.fileStaging.checkpointFiles": lost("qsub has no option for it"),
+        "spec.volumes": lost("qsub has no option for it"),
+        "spec.workloadType": lost("qsub has no option for it"),
+        "spec.distributedFramework": lost("qsub has no option for it"),
+        "spec.extensions.sge.pe": EXACT,
+        "spec.extensions.sge.pe_slots": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.memory_resource": EXACT,
+        "spec.extensions.sge.slot_memory": EXACT,
+        "spec.extensions.sge.resources": EXACT,
+        "spec.extensions.sge.soft_resources": EXACT,
+        "spec.extensions.sge.soft_queue": EXACT,
+        "spec.extensions.sge.s_rt": EXACT,
+        "spec.extensions.sge.hold_jid": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.hold_jid_ad": EXACT,
+        "spec.extensions.sge.cwd": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.binary": exact(
+            "",
+            ("qsub takes `-b` only on the command line", "W201"),
+        ),
+        "spec.extensions.sge.reserve": EXACT,
+        "spec.extensions.sge.notify": EXACT,
+        "spec.extensions.sge.now": EXACT,
+        "spec.extensions.sge.ckpt": EXACT,
+        "spec.extensions.sge.priority": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.begin": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.deadline": EXACT,
+        "spec.extensions.sge.output": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.error": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.input": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.shell": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.mail_points": exact(
+            "",
+            ("the portable field was probably edited after the job was read", "W301"),
+        ),
+        "spec.extensions.sge.export": EXACT,
+        "spec.extensions.sge.options": EXACT,
+    },
 )
 
 
@@ -932,10 +1196,10 @@ class SgeWriter:
         if items:
             self.opt("v", ",".join(items), path=path)
         if env is not None:
-            for key in ("secrets", "config_maps"):
+            for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
                 if getattr(env, key):
                     self.lost(
-                        f"spec.execution.environment.{key}",
+                        f"spec.execution.environment.{wire}",
                         "Kubernetes secrets and config maps do not exist on Grid Engine",
                     )
 
@@ -984,7 +1248,7 @@ class SgeWriter:
 
     def unsupported(self) -> None:
         spec = self.spec
-        report_unsupported(self, self.job, UNSUPPORTED, "qsub")
+        report_unsupported(self, self.job, CAPABILITIES, "qsub")
         if spec.extensions:
             report_foreign(self, spec, ("sge",))
 

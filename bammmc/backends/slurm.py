@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import UNSUPPORTED_EVERYWHERE, report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_unsupported
 from bammmc.backends.container import refuser, script_body
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
@@ -25,6 +25,7 @@ from bammmc.backends.slurm_options import (
     PLUGIN_OPTIONS,
     SLURM_SIGNALS,
 )
+from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
@@ -62,58 +63,338 @@ EXT_FLAG_OPTIONS: Final = {
 }
 
 #: IR fields written exactly, approximated, or not at all (for the fidelity pass)
-CAPABILITIES: Final[dict[str, str]] = {
-    "metadata.name": "exact",
-    "metadata.labels": "lost",
-    "metadata.annotations": "lost",
-    "metadata.clientId": "lost",
-    "spec.schedule": "exact",
-    "spec.schedule.priorityClass": "lost",
-    "spec.schedule.project": "lost",
-    "spec.resources": "exact",
-    "spec.resources.diskPerTask": "approximated",
-    "spec.resources.limits": "lost",
-    "spec.resources.gpu.memory": "lost",
-    "spec.resources.gpu.migProfile": "lost",
-    "spec.resources.gpu.fraction": "approximated",
-    "spec.execution": "exact",
-    "spec.execution.container": "approximated",
-    "spec.execution.environment.secrets": "lost",
-    "spec.execution.environment.configMaps": "lost",
-    "spec.tasks": "lost",
-    "spec.gang": "lost",
-    "spec.array": "exact",
-    "spec.dependencies": "exact",
-    "spec.lifecycle.requeueOnFailure": "exact",
-    "spec.lifecycle.maxRetries": "lost",
-    "spec.lifecycle.successExitCodes": "lost",
-    "spec.lifecycle.ttlAfterFinished": "lost",
-    "spec.placement": "exact",
-    "spec.placement.nodeSelector": "lost",
-    "spec.placement.tolerations": "lost",
-    "spec.placement.affinity": "lost",
-    "spec.placement.topologySpread": "lost",
-    "spec.placement.groupBy": "lost",
-    "spec.placement.nodePools": "lost",
-    "spec.output": "exact",
-    "spec.notifications": "exact",
-    "spec.fileStaging": "lost",
-    "spec.volumes": "lost",
-    "spec.workloadType": "lost",
-    "spec.distributedFramework": "lost",
-    "spec.extensions.slurm": "exact",
-}
-
-#: Fields this writer reports as lost (W201) when set.
-UNSUPPORTED: Final = (
-    *UNSUPPORTED_EVERYWHERE,
-    "metadata.clientId",
-    "spec.fileStaging",
-    "spec.placement.topologySpread",
-    "spec.placement.groupBy",
-    "spec.resources.gpu.memory",
-    "spec.resources.gpu.migProfile",
-    "spec.schedule.project",
+CAPABILITIES: Final = Capabilities(
+    "slurm",
+    ("slurm",),
+    {
+        "apiVersion": EXACT,
+        "kind": EXACT,
+        "metadata.name": EXACT,
+        "metadata.labels": lost("sbatch has no option for it"),
+        "metadata.annotations": lost("sbatch has no option for it"),
+        "metadata.clientId": lost("sbatch has no option for it"),
+        "spec.schedule.queue": EXACT,
+        "spec.schedule.priority": exact(
+            "",
+            (
+                (
+                    "only Slurm operators and administrators may set `--priority`; for "
+                    "other users Slurm ignores it (checked)"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.schedule.priorityClass": lost("sbatch has no option for it"),
+        "spec.schedule.account": EXACT,
+        "spec.schedule.project": lost("sbatch has no option for it"),
+        "spec.schedule.walltime": EXACT,
+        "spec.schedule.qos": EXACT,
+        "spec.schedule.partition": EXACT,
+        "spec.schedule.hold": EXACT,
+        "spec.schedule.reservation": EXACT,
+        "spec.schedule.beginAfter": approx(
+            "written in UTC; sbatch reads times in the cluster's local time zone"
+        ),
+        "spec.schedule.deadline": approx(
+            "written in UTC; sbatch reads times in the cluster's local time zone"
+        ),
+        "spec.schedule.walltimeMin": EXACT,
+        "spec.schedule.signalBeforeEnd": EXACT,
+        "spec.resources.cpusPerTask": exact(
+            "",
+            (("sbatch refuses --cpus-per-task beside --cpus-per-gpu (extensions.slurm)"), "W201"),
+        ),
+        "spec.resources.memoryPerTask": exact(
+            "",
+            ("rounded up to whole MiB (7248M)", "W301"),
+        ),
+        "spec.resources.tasks": EXACT,
+        "spec.resources.nodes": EXACT,
+        "spec.resources.tasksPerNode": EXACT,
+        "spec.resources.gpu.count": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.gres` is written instead, and it says "
+                    "something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.resources.gpu.type": exact(
+            "",
+            ("a GPU type without a count requests one GPU per node", "W301"),
+        ),
+        "spec.resources.gpu.memory": Capability(
+            "lost",
+            "Slurm cannot request GPU memory",
+            "W201",
+            (
+                (
+                    (
+                        "the raw `extensions.slurm.gres` is written instead, and it says "
+                        "something else for Slurm"
+                    ),
+                    "W301",
+                ),
+            ),
+            by_writer=True,
+        ),
+        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.diskPerTask": exact(
+            "",
+            (
+                ("`--tmp` is a minimum of node-local disk per node, not a per-task reservation"),
+                "W301",
+            ),
+        ),
+        "spec.resources.genericResources": exact(
+            "",
+            ("the raw `--gres` of extensions.slurm is written instead", "W301"),
+        ),
+        "spec.resources.limits": lost("sbatch has no option for it"),
+        "spec.execution.container.image": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+            ("run through `apptainer exec docker://…`; the cluster needs Apptainer", "W301"),
+        ),
+        "spec.execution.container.imagePullPolicy": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.imagePullSecrets": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.command": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.container.args": exact(
+            "",
+            ("a container without an image or command runs nothing", "W201"),
+        ),
+        "spec.execution.script": exact(
+            "",
+            (("`$BAMMM_ARRAY_INDEX` is defined from `$SLURM_ARRAY_TASK_ID` for slurm"), "W301"),
+            ("the script uses `$LSB_MCPU_HOSTS`, which slurm has no equivalent for", "W201"),
+        ),
+        "spec.execution.executable": EXACT,
+        "spec.execution.arguments": EXACT,
+        "spec.execution.shell": exact(
+            "",
+            ("the script's own `#!/bin/sh ` line names its interpreter", "W201"),
+        ),
+        "spec.execution.workingDir": EXACT,
+        "spec.execution.environment.vars": exact(
+            "",
+            ("the raw `--export` of extensions.slurm is written instead", "W301"),
+        ),
+        "spec.execution.environment.secrets": Capability(
+            "lost",
+            "Kubernetes secrets and config maps do not exist on Slurm",
+            "W201",
+            (("the raw `--export` of extensions.slurm is written instead", "W301"),),
+            by_writer=True,
+        ),
+        "spec.execution.environment.configMaps": Capability(
+            "lost",
+            "Kubernetes secrets and config maps do not exist on Slurm",
+            "W201",
+            (("the raw `--export` of extensions.slurm is written instead", "W301"),),
+            by_writer=True,
+        ),
+        "spec.execution.environment.inheritFromSubmitter": exact(
+            "",
+            ("the raw `--export` of extensions.slurm is written instead", "W301"),
+        ),
+        "spec.execution.stdin": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.input` is written instead, and it says "
+                    "something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.tasks": lost("sbatch has no option for it"),
+        "spec.gang": lost("sbatch has no option for it"),
+        "spec.array.indices": EXACT,
+        "spec.array.maxConcurrent": lost(
+            "a throttle without indices has no array to limit", by_writer=True
+        ),
+        "spec.dependencies": exact(
+            "",
+            ("`e3sm-spinup-m07` is not a Slurm job id; Slurm depends on ids only", "W201"),
+            (
+                (
+                    "the raw `extensions.slurm.dependency` is written instead, and it "
+                    "says something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.lifecycle.maxRetries": lost("sbatch has no option for it"),
+        "spec.lifecycle.requeueOnFailure": EXACT,
+        "spec.lifecycle.successExitCodes": lost("sbatch has no option for it"),
+        "spec.lifecycle.ttlAfterFinished": lost("sbatch has no option for it"),
+        "spec.placement.nodeSelector": lost("sbatch has no option for it"),
+        "spec.placement.tolerations": lost("sbatch has no option for it"),
+        "spec.placement.affinity": lost("sbatch has no option for it"),
+        "spec.placement.topologySpread": lost("sbatch has no option for it"),
+        "spec.placement.topology": EXACT,
+        "spec.placement.groupBy": lost("sbatch has no option for it"),
+        "spec.placement.constraint": EXACT,
+        "spec.placement.prefer": EXACT,
+        "spec.placement.exclusive": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.exclusive` is written instead, and it "
+                    "says something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.placement.nodePools": lost("sbatch has no option for it"),
+        "spec.output.stdout": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.output` is written instead, and it says "
+                    "something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.stderr": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.output` is written instead, and it says "
+                    "something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.output.mergeStderr": exact(
+            "",
+            (
+                ("stdout and stderr stay separate, in Slurm-style default names (slurm-%j.err)"),
+                "W301",
+            ),
+        ),
+        "spec.output.openMode": EXACT,
+        "spec.notifications.email": EXACT,
+        "spec.notifications.events": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.slurm.mail_type` is written instead, and it "
+                    "says something else for Slurm"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.fileStaging.inputs": lost("sbatch has no option for it"),
+        "spec.fileStaging.outputs": lost("sbatch has no option for it"),
+        "spec.fileStaging.embeddedFiles": lost("sbatch has no option for it"),
+        "spec.fileStaging.transferPolicy": lost("sbatch has no option for it"),
+        "spec.fileStaging.checkpointFiles": lost("sbatch has no option for it"),
+        "spec.volumes": lost("sbatch has no option for it"),
+        "spec.workloadType": lost("sbatch has no option for it"),
+        "spec.distributedFramework": lost("sbatch has no option for it"),
+        "spec.extensions.slurm.partition": EXACT,
+        "spec.extensions.slurm.mpi": exact(
+            "",
+            ("`--mpi` is an srun option; sbatch has none", "W201"),
+        ),
+        "spec.extensions.slurm.burst_buffer": EXACT,
+        "spec.extensions.slurm.burst_buffer_file": EXACT,
+        "spec.extensions.slurm.time_min": EXACT,
+        "spec.extensions.slurm.wckey": EXACT,
+        "spec.extensions.slurm.profile": EXACT,
+        "spec.extensions.slurm.switches": EXACT,
+        "spec.extensions.slurm.switches_max_wait": EXACT,
+        "spec.extensions.slurm.kill_on_bad_exit": exact(
+            "",
+            ("`--kill-on-bad-exit` is an srun option; sbatch has none", "W201"),
+        ),
+        "spec.extensions.slurm.spread_job": EXACT,
+        "spec.extensions.slurm.no_kill": EXACT,
+        "spec.extensions.slurm.overcommit": EXACT,
+        "spec.extensions.slurm.sockets_per_node": EXACT,
+        "spec.extensions.slurm.cores_per_socket": EXACT,
+        "spec.extensions.slurm.threads_per_core": EXACT,
+        "spec.extensions.slurm.ntasks_per_socket": EXACT,
+        "spec.extensions.slurm.ntasks_per_core": EXACT,
+        "spec.extensions.slurm.ntasks_per_gpu": EXACT,
+        "spec.extensions.slurm.cpus_per_gpu": EXACT,
+        "spec.extensions.slurm.mem_per_gpu": exact(
+            "",
+            (
+                ("sbatch takes one of --mem, --mem-per-cpu, --mem-per-gpu; `--mem` is written"),
+                "W201",
+            ),
+        ),
+        "spec.extensions.slurm.gpu_bind": EXACT,
+        "spec.extensions.slurm.gres_flags": EXACT,
+        "spec.extensions.slurm.network": EXACT,
+        "spec.extensions.slurm.het_components": exact(
+            "",
+            ("MIG slices are site-defined GRES in Slurm", "W201"),
+            ("every component of a Slurm job runs the one batch script", "W201"),
+            ("rounded up to whole MiB (244141M)", "W301"),
+        ),
+        "spec.extensions.slurm.mem": EXACT,
+        "spec.extensions.slurm.mem_per_cpu": exact(
+            "",
+            (
+                ("sbatch takes one of --mem, --mem-per-cpu, --mem-per-gpu; `--mem` is written"),
+                "W201",
+            ),
+        ),
+        "spec.extensions.slurm.tmp": EXACT,
+        "spec.extensions.slurm.nodes": EXACT,
+        "spec.extensions.slurm.nodelist": EXACT,
+        "spec.extensions.slurm.exclude": EXACT,
+        "spec.extensions.slurm.licenses": EXACT,
+        "spec.extensions.slurm.export": EXACT,
+        "spec.extensions.slurm.get_user_env": EXACT,
+        "spec.extensions.slurm.comment": EXACT,
+        "spec.extensions.slurm.distribution": EXACT,
+        "spec.extensions.slurm.mem_bind": EXACT,
+        "spec.extensions.slurm.cpu_freq": EXACT,
+        "spec.extensions.slurm.gpu_freq": EXACT,
+        "spec.extensions.slurm.hint": EXACT,
+        "spec.extensions.slurm.nice": EXACT,
+        "spec.extensions.slurm.mincpus": EXACT,
+        "spec.extensions.slurm.contiguous": EXACT,
+        "spec.extensions.slurm.oversubscribe": EXACT,
+        "spec.extensions.slurm.exclusive": EXACT,
+        "spec.extensions.slurm.gres": EXACT,
+        "spec.extensions.slurm.gpus": EXACT,
+        "spec.extensions.slurm.gpus_per_node": EXACT,
+        "spec.extensions.slurm.gpus_per_socket": EXACT,
+        "spec.extensions.slurm.gpus_per_task": exact(
+            "",
+            ("sbatch refuses it beside --ntasks-per-gpu", "W201"),
+        ),
+        "spec.extensions.slurm.begin": EXACT,
+        "spec.extensions.slurm.deadline": EXACT,
+        "spec.extensions.slurm.dependency": EXACT,
+        "spec.extensions.slurm.mail_type": EXACT,
+        "spec.extensions.slurm.signal": EXACT,
+        "spec.extensions.slurm.output": EXACT,
+        "spec.extensions.slurm.error": EXACT,
+        "spec.extensions.slurm.input": EXACT,
+        "spec.extensions.slurm.kill_on_invalid_dep": EXACT,
+        "spec.extensions.slurm.ignore_pbs": EXACT,
+        "spec.extensions.slurm.priority": EXACT,
+        "spec.extensions.slurm.options": EXACT,
+    },
 )
 
 
@@ -727,10 +1008,10 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
                 "the raw `--export` of extensions.slurm is written instead",
             )
         if env is not None:
-            for key in ("secrets", "config_maps"):
+            for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
                 if getattr(env, key):
                     w.lost(
-                        f"spec.execution.environment.{key}",
+                        f"spec.execution.environment.{wire}",
                         "Kubernetes secrets and config maps do not exist on Slurm",
                     )
         return
@@ -758,7 +1039,7 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
 
 
 def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
-    report_unsupported(w, job, UNSUPPORTED, "sbatch")
+    report_unsupported(w, job, CAPABILITIES, "sbatch")
     ext = spec.extensions.slurm if spec.extensions and spec.extensions.slurm else None
     for i, comp in enumerate(ext.het_components or () if ext else ()):
         path = f"spec.extensions.slurm.het_components[{i}]"

@@ -11,17 +11,22 @@ SPLAT keeps every field, so its capability table is simply "everything exact".
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
+from bammmc.capabilities import EXACT, Capabilities
 from bammmc.diagnostics.model import Reporter
-from bammmc.ir.job import Job
+from bammmc.ir.job import Extensions, Job
 from bammmc.ir.values import Value
 
 #: Every IR field is written exactly.
-CAPABILITIES: dict[str, str] = {"*": "exact"}
+CAPABILITIES: Final = Capabilities(
+    "splat",
+    tuple(f.name for f in msgspec.structs.fields(Extensions)),
+    {"apiVersion": EXACT, "kind": EXACT, "metadata": EXACT, "spec": EXACT},
+)
 
 
 def enc_hook(obj: Any) -> Any:
