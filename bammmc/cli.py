@@ -1,6 +1,7 @@
 """The ``bammmc`` command line.
 
-    bammmc INPUT [-o OUT | --to FMT] [--from FMT] [--explain] [--strict]
+    bammmc INPUT [-o OUT | --to FMT | --to all] [--from FMT] [--explain]
+                 [--strict] [--allow CODE] [--deny CODE] [--config PATH | --no-config]
                  [--diagnostics human|json|sarif] [--color/--no-color]
     bammmc check INPUT...        validate and lint only
     bammmc codes [CODE]          list or explain diagnostic codes
@@ -9,12 +10,18 @@
 
 Exit status (the one place it is defined; ``docs/cli.md`` repeats it):
 
-* 0 — success (warnings allowed)
-* 1 — errors in the input, or warnings W2xx/W3xx under ``--strict``; nothing was written
-* 2 — usage: bad options, unknown format or code, output path equal to the input
+* 0 — success (warnings allowed); with ``--to all``: at least one target converts the job
+* 1 — errors in the input, or a warning made an error by ``--strict`` / ``--deny`` (nothing was
+  written); with ``--to all``: errors in the input, or no target converts the job without an
+  error (under ``--strict``: without loss)
+* 2 — usage: bad options, unknown format or code, output path equal to the input, ``-o`` with
+  ``--to all``, an invalid configuration file (E016)
 
+Severity levels and the project configuration (``bammmc.toml``, ``[tool.bammmc]``) are
+:mod:`bammmc.config`'s; ``--explain`` and the ``--to all`` table are :mod:`bammmc.explain`'s.
 A first word that is not a subcommand is the INPUT of the convert command, so a file named
-``check`` is reached as ``./check``. Diagnostics go to stderr; converted text to stdout or ``-o``.
+``check`` is reached as ``./check``. Diagnostics and ``--explain`` go to stderr; converted text to
+stdout or ``-o``; the ``--to all`` table (which replaces the converted text) to stdout.
 """
 
 from __future__ import annotations
@@ -68,19 +75,46 @@ def _format_names() -> list[str]:
 
 
 class _FormatChoice(click.Choice):  # type: ignore[type-arg]
-    """Format names, looked up only when an option is used (keeps start-up light)."""
+    """Format names, looked up only when an option is used (keeps start-up light). ``extra``
+    words are accepted too without being listed in the error message (`--to all`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: tuple[str, ...] = ()) -> None:
         super().__init__([], case_sensitive=False)
+        self.extra = extra
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() in self.extra:
+            return value.lower()
         self.choices = tuple(_format_names())
         return super().convert(value, param, ctx)
 
 
+def _selectors(action: str) -> Callable[[click.Context, click.Parameter, Any], tuple[str, ...]]:
+    """The callback of `--allow`/`--deny`: each word as a code or code prefix."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> tuple[str, ...]:
+        from bammmc.config import SelectorError, parse_selector
+
+        out = []
+        for word in value or ():
+            try:
+                out.append(parse_selector(word, action))  # type: ignore[arg-type]
+            except SelectorError as exc:
+                raise click.BadParameter(str(exc)) from None
+        return tuple(out)
+
+    return callback
+
+
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--from", "src", type=_FormatChoice(), help="Input format (default: detect)."),
+        click.option(
+            "--from",
+            "src",
+            type=_FormatChoice(),
+            metavar="FORMAT",
+            help="Input format (default: detect; `bammmc formats` lists them).",
+        ),
         click.option(
             "--diagnostics",
             "diag_format",
@@ -90,11 +124,37 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
             help="How to print diagnostics (to stderr).",
         ),
         click.option(
-            "--color/--no-color", default=None, help="Colour diagnostics (default: on a terminal)."
+            "--color/--no-color",
+            default=None,
+            help="Colour diagnostics and tables (default: on a terminal, unless NO_COLOR is set).",
         ),
         click.option(
-            "--strict", is_flag=True, help="Treat W2xx/W3xx (lost/approximated) as errors."
+            "--strict/--no-strict",
+            default=None,
+            help="Treat W2xx/W3xx (lost/approximated) as errors (nothing is written).",
         ),
+        click.option(
+            "--allow",
+            metavar="CODE",
+            multiple=True,
+            callback=_selectors("allow"),
+            help="Silence a warning: a code (W201), its name, or a prefix (W3). Repeatable.",
+        ),
+        click.option(
+            "--deny",
+            metavar="CODE",
+            multiple=True,
+            callback=_selectors("deny"),
+            help="Make a warning an error: a code, its name, or a prefix (W4). Repeatable.",
+        ),
+        click.option(
+            "--config",
+            "config_path",
+            metavar="PATH",
+            help="Read the configuration from PATH (default: the closest bammmc.toml or "
+            "pyproject.toml with [tool.bammmc]).",
+        ),
+        click.option("--no-config", is_flag=True, help="Ignore every configuration file."),
         click.option(
             "--priority-range",
             "band",
@@ -130,6 +190,95 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+class _Configured(click.Command):
+    """A command whose option defaults may come from the project configuration, and whose
+    `--strict`/`--allow`/`--deny` (with the file's) become one ``policy`` parameter."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        _configure(self, ctx)
+        return super().invoke(ctx)
+
+
+def _configure(command: click.Command, ctx: click.Context) -> None:
+    """Fill the options not given on the command line from the configuration file, and replace
+    ``strict``, ``allow``, ``deny``, ``config_path``, ``no_config`` by ``policy``."""
+    from click.core import ParameterSource
+
+    from bammmc.config import ConfigError, Policy, Rule, conflicts, file_rules, find_config, load
+
+    params = ctx.params
+    explicit = params.pop("config_path")
+    no_config = params.pop("no_config")
+    strict = params.pop("strict")
+    rules = [Rule(c, "allow", 1) for c in params.pop("allow")]
+    rules += [Rule(c, "deny", 1) for c in params.pop("deny")]
+    for selector in conflicts(rules):
+        raise click.UsageError(f"`{selector}` is both in `--allow` and in `--deny`", ctx)
+    if explicit and no_config:
+        raise click.UsageError("`--config` and `--no-config` exclude each other", ctx)
+    path = explicit
+    if path is None and not no_config:
+        found = find_config(os.getcwd())
+        path = os.path.relpath(found) if found is not None else None  # shown as found from here
+    config_strict: bool | None = None
+    if path is not None:
+        try:
+            config = load(path)
+            config_strict, config_rules = file_rules(config)
+            rules = [*config_rules, *rules]
+            options = {_long_name(p): p for p in command.params if isinstance(p, click.Option)}
+            for key, raw in config.values.items():
+                param = options.get(key)
+                if key in ("strict", "allow", "deny") or param is None or param.name is None:
+                    continue  # handled above, or an option of the other command
+                if ctx.get_parameter_source(param.name) not in (
+                    ParameterSource.DEFAULT,
+                    ParameterSource.DEFAULT_MAP,
+                ):
+                    continue  # the command line wins
+                expected = _toml_kind(param)
+                if not isinstance(raw, expected) or (expected is int and isinstance(raw, bool)):
+                    from bammmc.config import _toml_type
+
+                    names = {bool: "`true` or `false`", int: "an integer", str: "a string"}
+                    raise config.error(
+                        f"`{key}` must be {names[expected]}, not {_toml_type(raw)}",
+                        key,
+                        help=f"`bammmc {command.name} --help` describes `--{key}`",
+                    )
+                try:
+                    params[param.name] = param.process_value(ctx, raw)
+                except click.BadParameter as exc:
+                    raise config.error(
+                        f"invalid `{key}`: {exc.message}",
+                        key,
+                        help=f"`bammmc {command.name} --help` describes `--{key}`",
+                    ) from None
+        except ConfigError as exc:
+            printer = _Printer(params.get("diag_format", "human"), params.get("color"))
+            diag = exc.diagnostic
+            printer.add([diag], diag.path, exc.text)
+            printer.flush()
+            sys.exit(EXIT_USAGE)
+    params["policy"] = Policy(
+        strict=bool(config_strict) if strict is None else strict, rules=tuple(rules)
+    )
+
+
+def _long_name(param: click.Option) -> str:
+    longs = [o[2:] for o in param.opts if o.startswith("--")]
+    return longs[0] if longs else param.name or ""
+
+
+def _toml_kind(param: click.Option) -> type:
+    """The TOML type a configuration value for ``param`` must have."""
+    if param.is_flag or param.is_bool_flag or isinstance(param.type, click.types.BoolParamType):
+        return bool
+    if isinstance(param.type, click.types.IntParamType):
+        return int
+    return str
+
+
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bammmc")
 def main() -> None:
@@ -143,25 +292,46 @@ def main() -> None:
 # ── shared plumbing ───────────────────────────────────────────────────────────────────────
 
 
-class _Printer:
-    """Collects diagnostics and source texts, prints them once, in the chosen form."""
+def _use_color(stream: TextIO, color: bool | None) -> bool:
+    """Colour when asked (`--color`/`--no-color`), else on a terminal unless NO_COLOR is set
+    (https://no-color.org: any non-empty value)."""
+    if color is not None:
+        return color
+    return stream.isatty() and not os.environ.get("NO_COLOR")
 
-    def __init__(self, diag_format: str, color: bool | None, stream: TextIO | None = None) -> None:
+
+class _Printer:
+    """Collects diagnostics and source texts, prints them once, in the chosen form; with a
+    ``policy``, allowed diagnostics are dropped and promoted ones printed as errors."""
+
+    def __init__(
+        self,
+        diag_format: str,
+        color: bool | None,
+        stream: TextIO | None = None,
+        policy: Any = None,
+    ) -> None:
         self.diag_format = diag_format
         self.stream = stream or sys.stderr
-        self.color = self.stream.isatty() if color is None else color
+        self.color = _use_color(self.stream, color)
+        self.policy = policy
         self.sources: dict[str | None, str] = {}
         self.diagnostics: list[Any] = []
+        #: ``--explain`` tables: (rows, summary object, number of jobs)
+        self.explained: list[tuple[list[dict[str, Any]], dict[str, Any], int]] = []
 
     def add(self, diagnostics: Sequence[Any], source_name: str | None, text: str | None) -> None:
         if text is not None:
             self.sources[source_name] = text
+        if self.policy is not None:
+            diagnostics = self.policy.apply(diagnostics)
         self.diagnostics.extend(diagnostics)
 
     def flush(self) -> None:
         from bammmc.diagnostics.model import sort_key
 
         diags, self.diagnostics = self.diagnostics, []
+        explained, self.explained = self.explained, []
         diags.sort(key=sort_key)
         if self.diag_format == "json":
             from bammmc.diagnostics.render import json as render_json
@@ -170,7 +340,13 @@ class _Printer:
         elif self.diag_format == "sarif":
             from bammmc.diagnostics.render import sarif
 
-            self.stream.write(sarif.render(diags))
+            properties = None
+            if explained:  # the SARIF log is one document: the tables go into its property bag
+                properties = {
+                    "explain": [row for table, _, _ in explained for row in table],
+                    "explainSummaries": [summary for _, summary, _ in explained],
+                }
+            self.stream.write(sarif.render(diags, properties))
         elif diags:
             from bammmc.diagnostics.render import human
 
@@ -178,11 +354,22 @@ class _Printer:
                 human.print_color(diags, self.sources, self.stream)
             else:
                 self.stream.write(human.render(diags, self.sources))
+        if explained and self.diag_format != "sarif":
+            from bammmc import explain
+
+            for i, (table, summary, jobs) in enumerate(explained):
+                if self.diag_format == "json":
+                    self.stream.write(explain.json_lines(table, summary))
+                    continue
+                if diags or i:
+                    self.stream.write("\n")
+                line = explain.summary_line(summary, jobs)
+                if self.color:
+                    self.stream.flush()
+                    explain.print_rich(table, line, self.stream, True)
+                else:
+                    self.stream.write(explain.plain(table, line))
         self.stream.flush()
-
-
-def _is_failure(diagnostics: Sequence[Any], strict: bool) -> bool:
-    return any(d.is_error or (strict and d.code[:2] in ("W2", "W3")) for d in diagnostics)
 
 
 def _fail(
@@ -211,8 +398,8 @@ def _compile_input(
     batch: bool,
     lsf_unit: str = "KB",
     sge_memory_resource: str = "h_vmem",
-) -> tuple[list[Any], list[Any], str | None, str]:
-    """Read and compile one input: (compiled jobs, diagnostics, text, display name)."""
+) -> tuple[list[Any], list[Any], str | None, str, Any]:
+    """Read and compile one input: (compiled jobs, diagnostics, text, display name, format)."""
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import Options, compile_text, get_format
     from bammmc.registry import detect
@@ -222,10 +409,10 @@ def _compile_input(
     reporter = Reporter(name)
     source = read_input(path, reporter, max_input_size or MAX_INPUT_SIZE)
     if source is None:
-        return [], reporter.diagnostics, None, name
+        return [], reporter.diagnostics, None, name, None
     fmt = get_format(src.lower()) if src else detect(source.path, source.text, reporter)
     if fmt is None:
-        return [], reporter.diagnostics, source.text, name
+        return [], reporter.diagnostics, source.text, name, None
     compiled = compile_text(
         source.text,
         fmt,
@@ -237,7 +424,7 @@ def _compile_input(
             sge_memory_resource=sge_memory_resource,
         ),
     )
-    return compiled, reporter.diagnostics, source.text, name
+    return compiled, reporter.diagnostics, source.text, name, fmt
 
 
 def _write_atomic(path: str, text: str) -> None:
@@ -299,10 +486,16 @@ def _same_file(a: str, b: str) -> bool:
 # ── convert ───────────────────────────────────────────────────────────────────────────────
 
 
-@main.command("convert")
+@main.command("convert", cls=_Configured)
 @click.argument("input_path", metavar="INPUT")
 @click.option("-o", "--output", metavar="OUT", help="Write here (default: stdout; `-` = stdout).")
-@click.option("--to", "dst", type=_FormatChoice(), help="Target format (default: from -o).")
+@click.option(
+    "--to",
+    "dst",
+    type=_FormatChoice(extra=("all",)),
+    metavar="FORMAT|all",
+    help="Target format (default: from -o); `all`: a table of what every target keeps.",
+)
 @click.option("--explain", is_flag=True, help="Print what each field became (to stderr).")
 @click.option(
     "--preserve",
@@ -328,7 +521,7 @@ def convert_cmd(
     src: str | None,
     diag_format: str,
     color: bool | None,
-    strict: bool,
+    policy: Any,
     band: Any,
     max_input_size: int | None,
     batch: bool,
@@ -338,6 +531,23 @@ def convert_cmd(
     """Convert INPUT to another format (`-` reads stdin)."""
     from bammmc.pipeline import get_format
 
+    if dst == "all":
+        if output:
+            _usage("`--to all` writes nothing, so it takes no `-o`; convert to one target for that")
+        _convert_all(
+            input_path,
+            explain,
+            container_runtime,
+            src,
+            diag_format,
+            color,
+            policy,
+            band,
+            max_input_size,
+            batch,
+            lsf_unit,
+            sge_memory_resource,
+        )
     if dst is None:
         if output and output != "-":
             from bammmc.registry import target_for
@@ -349,7 +559,7 @@ def convert_cmd(
         else:
             _usage("no target format: add `--to FORMAT` or `-o FILE` with a known extension")
     target = get_format(dst.lower())
-    printer = _Printer(diag_format, color)
+    printer = _Printer(diag_format, color, policy=policy)
     if output and _same_file(input_path, output):
         _fail(
             printer,
@@ -360,11 +570,11 @@ def convert_cmd(
             output,
         )
 
-    compiled, diagnostics, text, name = _compile_input(
+    compiled, diagnostics, text, name, _ = _compile_input(
         input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
     )
     printer.add(diagnostics, name, text)
-    if _is_failure(diagnostics, strict) or not compiled or any(c.job is None for c in compiled):
+    if policy.fails(diagnostics) or not compiled or any(c.job is None for c in compiled):
         printer.flush()
         sys.exit(EXIT_ERRORS)
 
@@ -377,8 +587,10 @@ def convert_cmd(
     stem = os.path.splitext(os.path.basename(output or ""))[0] if to_file else "job"
     reporter = Reporter(name)
     pieces = []
+    per_job: list[list[Any]] = []  # each job's own target diagnostics, for --explain
     extras: list[Any] = []
     for c in compiled:
+        before = len(reporter.diagnostics)
         files = emit_job(
             c.job,
             target,
@@ -394,6 +606,7 @@ def convert_cmd(
                 preserve=preserve,
             ),
         )
+        per_job.append(reporter.diagnostics[before:])
         pieces.append(files[0].text)
         extras += files[1:]
     if len(pieces) > 1 and target.document_separator is None:
@@ -415,16 +628,25 @@ def convert_cmd(
                 path,
             )
     printer.add(reporter.diagnostics, None, None)
-    if _is_failure(reporter.diagnostics, strict):
+    if explain:  # also when the conversion fails: the table says why
+        options = _read_options(band, lsf_unit, sge_memory_resource)
+        for i, (c, piece, own) in enumerate(zip(compiled, pieces, per_job, strict=True)):
+            _explain(
+                printer,
+                c,
+                target,
+                [*diagnostics, *own],
+                text,
+                name,
+                i + 1,
+                len(compiled),
+                piece,
+                options,
+            )
+    if policy.fails(reporter.diagnostics):
         printer.flush()
         sys.exit(EXIT_ERRORS)
     out_text = (target.document_separator or "").join(pieces)
-
-    if explain:
-        from bammmc.explain import explain_text
-
-        for c in compiled:
-            sys.stderr.write(explain_text(c, target.name, diag_format, reporter.diagnostics))
 
     if output and output != "-":
         written = [(output, out_text, False)]
@@ -449,6 +671,126 @@ def convert_cmd(
     if extra_paths and diag_format == "human":
         for path in extra_paths:
             click.echo(f"wrote {path}", err=True)
+
+
+def _read_options(band: Any, lsf_unit: str, sge_memory_resource: str) -> Any:
+    """The reader options for reading an output back (the site settings it was written with)."""
+    from bammmc.pipeline import Options
+
+    return Options(band=band, lsf_unit=lsf_unit.upper(), sge_memory_resource=sge_memory_resource)
+
+
+def _explain(
+    printer: _Printer,
+    compiled: Any,
+    target: Any,
+    diagnostics: Sequence[Any],
+    text: str | None,
+    name: str,
+    job: int,
+    jobs: int,
+    output: str | None,
+    options: Any,
+) -> list[dict[str, Any]]:
+    """Queue one job's ``--explain`` table on ``printer``; return its rows."""
+    from bammmc import explain
+
+    readback = explain.read_back(output, target, options) if output is not None else None
+    table = explain.rows(
+        compiled, target.name, diagnostics, source=text, file=name, readback=readback, job=job
+    )
+    printer.explained.append((table, explain.summary(table, target.name, job), jobs))
+    return table
+
+
+def _convert_all(
+    input_path: str,
+    explain: bool,
+    container_runtime: str,
+    src: str | None,
+    diag_format: str,
+    color: bool | None,
+    policy: Any,
+    band: Any,
+    max_input_size: int | None,
+    batch: bool,
+    lsf_unit: str,
+    sge_memory_resource: str,
+) -> NoReturn:
+    """`--to all`: convert to every registered format but the input's, write nothing, and print
+    one row per target (exact / approximated / lost fields, errors) to stdout. Exit 1 when the
+    input has errors or no target converts it without an error under the policy."""
+    from bammmc import explain as report
+    from bammmc.backends import WriteOptions
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import emit_job
+    from bammmc.registry import FORMATS
+
+    printer = _Printer(diag_format, color, policy=policy)
+    compiled, diagnostics, text, name, fmt = _compile_input(
+        input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+    )
+    printer.add(diagnostics, name, text)
+    if policy.fails(diagnostics) or not compiled or any(c.job is None for c in compiled):
+        printer.flush()
+        sys.exit(EXIT_ERRORS)
+    options = _read_options(band, lsf_unit, sge_memory_resource)
+    table = []
+    for target in FORMATS.values():
+        if target is fmt:
+            continue
+        reporter = Reporter(name)
+        rows: list[dict[str, Any]] = []
+        for i, c in enumerate(compiled):
+            before = len(reporter.diagnostics)
+            files = emit_job(
+                c.job,
+                target,
+                reporter,
+                c.source_map,
+                WriteOptions(
+                    container_runtime=container_runtime,
+                    lsf_unit=lsf_unit.upper(),
+                    sge_memory_resource=sge_memory_resource,
+                    band=band,
+                ),
+            )
+            own = [*diagnostics, *reporter.diagnostics[before:]]
+            if explain:
+                rows += _explain(
+                    printer,
+                    c,
+                    target,
+                    own,
+                    text,
+                    name,
+                    i + 1,
+                    len(compiled),
+                    files[0].text,
+                    options,
+                )
+            else:
+                rows += report.rows(c, target.name, own)
+        if len(compiled) > 1 and target.document_separator is None:
+            reporter.report(
+                "E004",
+                f"`{target.name}` holds one job per file, but the input has {len(compiled)}",
+                help="convert the documents one by one",
+            )
+        errors = [d for d in reporter.diagnostics if policy.level(d.code) == "error"]
+        table.append(report.target_row(target.name, rows, errors))
+    printer.flush()
+    if diag_format == "json":
+        out = report.targets_json(table)
+    elif _use_color(sys.stdout, color):
+        sys.stdout.flush()
+        report.targets_rich(table, sys.stdout, True)
+        out = ""
+    else:
+        out = report.targets_plain(table)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    sys.exit(EXIT_OK if any(r["status"] != "fails" for r in table) else EXIT_ERRORS)
 
 
 def _extra_paths(output: str | None, stem: str, extras: Sequence[Any], reporter: Any) -> list[str]:
@@ -480,7 +822,7 @@ def _extra_paths(output: str | None, stem: str, extras: Sequence[Any], reporter:
 # ── check ─────────────────────────────────────────────────────────────────────────────────
 
 
-@main.command("check")
+@main.command("check", cls=_Configured)
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @_common
 def check_cmd(
@@ -488,7 +830,7 @@ def check_cmd(
     src: str | None,
     diag_format: str,
     color: bool | None,
-    strict: bool,
+    policy: Any,
     band: Any,
     max_input_size: int | None,
     batch: bool,
@@ -496,16 +838,16 @@ def check_cmd(
     sge_memory_resource: str,
 ) -> None:
     """Validate and lint INPUTs without converting them."""
-    printer = _Printer(diag_format, color)
+    printer = _Printer(diag_format, color, policy=policy)
     clean = warned = failed = 0
     for path in inputs:
-        compiled, diagnostics, text, name = _compile_input(
+        compiled, diagnostics, text, name, _ = _compile_input(
             path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
         )
         printer.add(diagnostics, name, text)
-        if _is_failure(diagnostics, strict) or not compiled:
+        if policy.fails(diagnostics) or not compiled:
             failed += 1
-        elif any(d.severity == "warning" for d in diagnostics):
+        elif any(d.severity == "warning" for d in policy.apply(diagnostics)):
             warned += 1
         else:
             clean += 1

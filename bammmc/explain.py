@@ -1,79 +1,402 @@
-"""``--explain``: what each field of the source became in the target.
+"""``--explain``: what each field of the source became in the target, and ``--to all``.
 
-One row per field the input set: its path, the source text and location, what the target got,
-and the status (``exact`` / ``approximated`` / ``lost``) with the diagnostic code, then a
-summary line. The SPLAT target keeps every field exactly; the per-target capability model that
-fills the other statuses comes with the fidelity pass.
+One row per field the input set (a leaf of its source map):
+
+* ``field`` — the SPLAT path (``spec.resources.gpu.type``);
+* ``source`` — the exact text that set it (``--gres=gpu:a100:2``: from the key's span to the
+  value's end, with the option's dashes) and where: ``file``, ``line``, ``column``;
+* ``got`` — what the target got: the converted output is read back with the target's own reader
+  (:func:`bammmc.pipeline.compile_text`) and this is the text at that reader's span for the same
+  path (``#PBS -l select=1:ngpus=2`` → ``-l select=1:ncpus=1:ngpus=2``); ``None`` (``—``) when
+  the target has nothing for the field;
+* ``status`` — ``exact``, ``approximated`` (a W3xx about the field, a parent of it, or a part of
+  its value) or ``lost`` (a W2xx; the worst one wins), with its ``code`` and ``reason`` (the
+  diagnostic's message).
+
+A W2xx/W3xx about a field that no row of the source covers (a default the target cannot keep, a
+warning about the whole job) gets a row of its own, without source text, so the counts never hide
+a loss. The summary is ``N exact, M approximated, K lost``.
+
+Three renderings of the same rows: a rich table (on a terminal, or with ``--color``), aligned
+plain text, and JSON lines (``kind`` ``explain`` per row, one ``explain-summary`` per job and
+target). ``--to all`` adds one row per target (``kind`` ``target``). The keys are those of
+``bammmc/diagnostics/diagnostics.schema.json``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from bammmc.diagnostics.model import Diagnostic
+from bammmc.diagnostics.model import Diagnostic, Span
+from bammmc.ir.sourcemap import SourceMap
 from bammmc.pipeline import Compiled
 
+STATUSES = ("exact", "approximated", "lost")
 _RANK = {"exact": 0, "approximated": 1, "lost": 2}
+_STYLE = {"exact": "green", "approximated": "yellow", "lost": "red", "fails": "bold red"}
+#: widest source / target text shown in a table cell (JSON carries the whole text)
+_CELL = 48
+NONE = "—"
 
 
-def rows(
-    compiled: Compiled, target: str, diagnostics: Sequence[Diagnostic] = ()
-) -> list[dict[str, Any]]:
-    """One row per field the source set; a W2xx/W3xx about the field, a parent of it or a part
-    of its value marks it lost/approximated (the worst one wins)."""
-    verdicts: dict[str, tuple[str, str]] = {}
-    for d in diagnostics:
-        if d.field and d.code[:2] in ("W2", "W3"):
-            verdicts[d.field] = ("lost" if d.code.startswith("W2") else "approximated", d.code)
-    smap = compiled.source_map
+@dataclass
+class Readback:
+    """A target's output read back by the target's own reader: the text and its source map."""
+
+    text: str
+    source_map: SourceMap
+
+
+def read_back(text: str, fmt: Any, options: Any = None) -> Readback | None:
+    """Read ``text`` (an output of ``fmt``'s writer) with ``fmt``'s reader; ``None`` when the
+    reader finds no job in it."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import compile_text
+
+    try:
+        compiled = compile_text(text, fmt, Reporter("<output>"), options)
+    except Exception:  # the report must not fail the conversion it reports on
+        return None
+    if not compiled:
+        return None
+    return Readback(text, compiled[0].source_map)
+
+
+def source_span(source_map: SourceMap, path: str, text: str | None = None) -> Span | None:
+    """The span that set ``path``: from its key to the end of its value (one of them when the
+    other is missing), widened to the dashes of an option (`-t` for a key `t`)."""
+    key = source_map.keys.get(path)
+    value = source_map.values.get(path)
+    if key is None and value is None:
+        return None
+    first = key or value
+    last = value or key
+    assert first is not None and last is not None
+    if (last.end_line, last.end_column) < (first.end_line, first.end_column):
+        last = first
+    start, end = first.start, last.end
+    line, column = first.line, first.column
+    if text is not None and start is not None:
+        while start > 0 and text[start - 1] == "-" and column > 1:
+            start, column = start - 1, column - 1
+    return Span(
+        file=first.file,
+        line=line,
+        column=column,
+        end_line=last.end_line,
+        end_column=last.end_column,
+        start=start,
+        end=end,
+    )
+
+
+def span_text(text: str, span: Span) -> str:
+    """The text of ``text`` at ``span`` (by offsets, else by line and column), trailing blanks
+    cut."""
+    if span.start is not None and span.end is not None:
+        return text[span.start : span.end].rstrip()
+    lines = text.splitlines(keepends=True)
+    if not 0 < span.line <= len(lines):
+        return ""
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.column - 1 : span.end_column - 1].rstrip()
+    parts = [lines[span.line - 1][span.column - 1 :]]
+    parts += lines[span.line : span.end_line - 1]
+    if span.end_line <= len(lines):
+        parts.append(lines[span.end_line - 1][: span.end_column - 1])
+    return "".join(parts).rstrip()
+
+
+#: the envelope of a SPLAT document, not fields of the job
+_ENVELOPE = frozenset({"apiVersion", "kind"})
+
+
+def _leaves(source_map: SourceMap) -> list[str]:
+    paths = [p for p in source_map.paths() if p not in _ENVELOPE]
     parents = set()
-    for q in smap.values:  # every proper prefix of a path is a parent, not a leaf
+    for q in paths:  # every proper prefix of a path is a parent, not a leaf
         for i, ch in enumerate(q):
             if ch in ".[" and i:
                 parents.add(q[:i])
-    leaves = [p for p in smap.values if p not in parents]
+    return [p for p in paths if p not in parents]
+
+
+def _related(path: str, field: str) -> bool:
+    """The diagnostic about ``field`` is about the row ``path``: the same field, a parent of it,
+    or a part of its value (`spec.dependencies[1]` of a row `spec.dependencies`)."""
+    return (
+        path == field
+        or path.startswith((field + ".", field + "["))
+        or field.startswith((path + ".", path + "["))
+    )
+
+
+def rows(
+    compiled: Compiled,
+    target: str,
+    diagnostics: Sequence[Diagnostic] = (),
+    *,
+    source: str | None = None,
+    file: str | None = None,
+    readback: Readback | None = None,
+    job: int = 1,
+) -> list[dict[str, Any]]:
+    """One row per field the source set, in the order of the source, then one per W2xx/W3xx
+    that no row covers.
+
+    ``source`` is the input text (for the source text of each row), ``readback`` the target's
+    output read back (for what the target got)."""
+    verdicts: dict[str | None, tuple[str, str, str]] = {}  # field -> (status, code, message)
+    for d in diagnostics:
+        if d.code[:2] not in ("W2", "W3"):
+            continue
+        status = "lost" if d.code.startswith("W2") else "approximated"
+        old = verdicts.get(d.field)
+        if old is None or _RANK[status] > _RANK[old[0]]:
+            verdicts[d.field] = (status, d.code, d.message)
+    smap = compiled.source_map
+    covered: set[str | None] = set()
     out = []
-    for path in leaves:
-        span = smap.values[path]
-        status, code = "exact", None
-        for field, verdict in verdicts.items():
-            # the diagnostic is about this field, a parent of it, or a part of its value
-            # (`spec.dependencies[1]` of a row `spec.dependencies` set by one directive)
-            related = path == field or path.startswith((field + ".", field + "["))
-            related = related or field.startswith((path + ".", path + "["))
-            if related and _RANK[verdict[0]] > _RANK[status]:
-                status, code = verdict
+    for path in _leaves(smap):
+        status, code, reason = "exact", None, None
+        for field, (v_status, v_code, v_message) in verdicts.items():
+            if field is not None and _related(path, field):
+                covered.add(field)
+                if _RANK[v_status] > _RANK[status]:
+                    status, code, reason = v_status, v_code, v_message
+        span = source_span(smap, path, source)
+        got = None
+        if readback is not None:
+            out_span = source_span(readback.source_map, path, readback.text)
+            got = span_text(readback.text, out_span) if out_span is not None else None
         out.append(
-            {
-                "field": path,
-                "line": span.line,
-                "column": span.column,
-                "target": target,
-                "status": status,
-                "code": code,
-            }
+            _row(target, job, path, status, code, reason, span, source, file, got),
         )
+    out.sort(key=lambda r: (r["line"] is None, r["line"] or 0, r["column"] or 0))  # stable
+    for field, (status, code, reason) in verdicts.items():
+        if field not in covered:
+            out.append(_row(target, job, field, status, code, reason, None, None, file, None))
     return out
 
 
-def explain_text(
-    compiled: Compiled, target: str, diag_format: str, diagnostics: Sequence[Diagnostic] = ()
+def _row(
+    target: str,
+    job: int,
+    path: str | None,
+    status: str,
+    code: str | None,
+    reason: str | None,
+    span: Span | None,
+    source: str | None,
+    file: str | None,
+    got: str | None,
+) -> dict[str, Any]:
+    return {
+        "target": target,
+        "job": job,
+        "field": path,
+        "status": status,
+        "code": code,
+        "source": span_text(source, span) if span is not None and source is not None else None,
+        "file": (span.file if span is not None else None) or file,
+        "line": span.line if span else None,
+        "column": span.column if span else None,
+        "end_line": span.end_line if span else None,
+        "end_column": span.end_column if span else None,
+        "got": got,
+        "reason": reason,
+    }
+
+
+def counts(table: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """``{"exact": N, "approximated": M, "lost": K}`` of explain rows."""
+    out = dict.fromkeys(STATUSES, 0)
+    for row in table:
+        out[row["status"]] += 1
+    return out
+
+
+def summary(table: Sequence[dict[str, Any]], target: str, job: int = 1) -> dict[str, Any]:
+    """The ``explain-summary`` object of one job's rows for one target."""
+    return {"kind": "explain-summary", "target": target, "job": job, **counts(table)}
+
+
+def summary_line(summary: dict[str, Any], jobs: int = 1) -> str:
+    """``pbs: 5 exact, 1 approximated, 1 lost`` (``pbs (job 2): …`` in a batch)."""
+    head = summary["target"] + (f" (job {summary['job']})" if jobs > 1 else "")
+    return (
+        f"{head}: {summary['exact']} exact, {summary['approximated']} approximated, "
+        f"{summary['lost']} lost"
+    )
+
+
+# ── rendering ───────────────────────────────────────────────────────────────────────────────
+
+
+def _cell(text: str | None) -> str:
+    if text is None:
+        return NONE
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _CELL else flat[: _CELL - 1] + "…"
+
+
+def _where(row: dict[str, Any]) -> str:
+    if row["line"] is None:
+        return NONE
+    return f"{row['file'] or '<input>'}:{row['line']}:{row['column']}"
+
+
+def _status(row: dict[str, Any]) -> str:
+    return f"{row['status']}" + (f" {row['code']}" if row["code"] else "")
+
+
+_HEAD = ("field", "source", "at", "target got", "status", "reason")
+
+
+def _cells(row: dict[str, Any]) -> tuple[str, ...]:
+    return (
+        row["field"] or NONE,
+        _cell(row["source"]),
+        _where(row),
+        _cell(row["got"]),
+        _status(row),
+        row["reason"] or "",
+    )
+
+
+def plain(table: Sequence[dict[str, Any]], line: str) -> str:
+    """Aligned columns and the summary line (no trailing blanks)."""
+    return _align(_HEAD, [_cells(r) for r in table]) + line + "\n"
+
+
+def _align(
+    head: Sequence[str], body: Sequence[Sequence[str]], right: frozenset[int] = frozenset()
 ) -> str:
-    table = rows(compiled, target, diagnostics)
-    if diag_format == "json":
-        # one object per line, told apart from diagnostics by `"kind": "explain"` (docs/cli.md)
-        return "".join(orjson.dumps({"kind": "explain", **row}).decode() + "\n" for row in table)
-    width = max((len(r["field"]) for r in table), default=5)
-    lines = [f"{'field':<{width}}  {'source':<9}  status"]
-    for r in table:
-        where = f"{r['line']}:{r['column']}"
-        code = f" ({r['code']})" if r["code"] else ""
-        lines.append(f"{r['field']:<{width}}  {where:<9}  {r['status']}{code}")
-    exact = sum(r["status"] == "exact" for r in table)
-    approx = sum(r["status"] == "approximated" for r in table)
-    lost = sum(r["status"] == "lost" for r in table)
-    lines.append(f"{target}: {exact} exact, {approx} approximated, {lost} lost")
-    return "\n".join(lines) + "\n"
+    """Columns padded to their widest cell; the columns in ``right`` (numbers) right-aligned."""
+    widths = [max(len(c) for c in col) for col in zip(head, *body, strict=True)]
+    out = []
+    for cells in (head, *body):
+        padded = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        out.append("  ".join(padded).rstrip())
+    return "\n".join(out) + "\n"
+
+
+def json_lines(table: Sequence[dict[str, Any]], summary: dict[str, Any]) -> str:
+    import orjson
+
+    lines = [orjson.dumps({"kind": "explain", **row}).decode() for row in table]
+    lines.append(orjson.dumps(summary).decode())
+    return "".join(line + "\n" for line in lines)
+
+
+def _console(stream: Any, color: bool) -> Any:
+    """One rich console for a table: markup, emoji and highlighting off (job scripts are full of
+    `[...]` and `$VARS`); colour as decided by the caller (also against NO_COLOR when forced)."""
+    from rich.console import Console
+
+    return Console(
+        file=stream,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        force_terminal=color,
+        no_color=not color,
+        soft_wrap=False,
+    )
+
+
+def print_rich(table: Sequence[dict[str, Any]], line: str, stream: Any, color: bool) -> None:
+    """The rows as a rich table (status coloured), then the summary line."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table(*_HEAD, box=None, header_style="bold", pad_edge=False)
+    for row in table:
+        cells = list(_cells(row))
+        status = Text(cells[4], style=_STYLE[row["status"]])
+        grid.add_row(*cells[:4], status, cells[5])
+    console = _console(stream, color)
+    console.print(grid)
+    console.print(Text(line, style="bold"))
+
+
+# ── --to all ────────────────────────────────────────────────────────────────────────────────
+
+
+def target_row(
+    target: str, table: Sequence[dict[str, Any]], errors: Sequence[Diagnostic]
+) -> dict[str, Any]:
+    """One ``--to all`` row: the counts of ``table`` and the ``errors`` that stop the conversion
+    (the writer's refusals, and warnings promoted by ``--strict``/``--deny``).
+
+    ``status`` is ``fails`` when there are errors, else ``lossless`` when every field is exact,
+    else ``lossy``."""
+    c = counts(table)
+    status = "fails" if errors else "lossy" if c["approximated"] or c["lost"] else "lossless"
+    codes = sorted({r["code"] for r in table if r["code"]} | {d.code for d in errors})
+    return {
+        "kind": "target",
+        "target": target,
+        **c,
+        "errors": len(errors),
+        "status": status,
+        "codes": codes,
+    }
+
+
+_TARGET_HEAD = ("target", "exact", "approximated", "lost", "errors", "status", "codes")
+
+
+def _target_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    return (
+        row["target"],
+        str(row["exact"]),
+        str(row["approximated"]),
+        str(row["lost"]),
+        str(row["errors"]),
+        row["status"],
+        " ".join(row["codes"]),
+    )
+
+
+def targets_line(table: Sequence[dict[str, Any]]) -> str:
+    """The line under the ``--to all`` table: which targets take the job without loss."""
+    clean = [r["target"] for r in table if r["status"] == "lossless"]
+    if clean:
+        return f"{len(clean)} of {len(table)} targets take the job without loss: " + ", ".join(
+            clean
+        )
+    usable = [r["target"] for r in table if r["status"] != "fails"]
+    return f"no target takes the job without loss; {len(usable)} of {len(table)} convert it"
+
+
+def targets_plain(table: Sequence[dict[str, Any]]) -> str:
+    body = [_target_cells(r) for r in table]
+    return _align(_TARGET_HEAD, body, frozenset({1, 2, 3, 4})) + targets_line(table) + "\n"
+
+
+def targets_json(table: Sequence[dict[str, Any]]) -> str:
+    import orjson
+
+    return "".join(orjson.dumps(row).decode() + "\n" for row in table)
+
+
+def targets_rich(table: Sequence[dict[str, Any]], stream: Any, color: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table(*_TARGET_HEAD, box=None, header_style="bold", pad_edge=False)
+    for col in grid.columns[1:5]:
+        col.justify = "right"
+    for row in table:
+        cells = list(_target_cells(row))
+        style = {"lossless": "green", "lossy": "yellow", "fails": "bold red"}[row["status"]]
+        grid.add_row(*cells[:5], Text(cells[5], style=style), cells[6])
+    console = _console(stream, color)
+    console.print(grid)
+    console.print(Text(targets_line(table), style="bold"))

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -84,6 +85,231 @@ def test_explain_lists_fields() -> None:
     assert "spec.resources.cpusPerTask" in result.stderr
     assert result.stderr.rstrip().splitlines()[-1].startswith("splat: ")
     assert " 0 approximated, 0 lost" in result.stderr
+
+
+# ── --explain, --to all, levels: what the .md command tests cannot show ─────────────────────
+
+GRES = "#!/bin/bash\n#SBATCH -J train\n#SBATCH --time=2:00:00\n#SBATCH --gres=gpu:a100:2\nrun\n"
+SCHEMA = ROOT / "bammmc" / "diagnostics" / "diagnostics.schema.json"
+
+
+def _json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+def test_json_lines_follow_the_schema(tmp_path: Path) -> None:
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    runs = [
+        ["--from", "slurm", "--to", "pbs", "--explain", "--diagnostics", "json", "-"],
+        [
+            "--from",
+            "slurm",
+            "--to",
+            "htcondor",
+            "--explain",
+            "--strict",
+            "--diagnostics",
+            "json",
+            "-",
+        ],
+        ["--from", "slurm", "--to", "all", "--explain", "--diagnostics", "json", "-"],
+        ["check", "--from", "slurm", "--diagnostics", "json", "-"],
+    ]
+    kinds = set()
+    for argv in runs:
+        stdin = "echo no shebang\n" if argv[0] == "check" else GRES  # W409
+        result = CliRunner().invoke(main, argv, input=stdin)
+        lines = _json_lines(result.stderr)
+        if "all" in argv:
+            lines += _json_lines(result.stdout)
+        assert lines, argv
+        for obj in lines:
+            validator.validate(obj)
+            kinds.add(obj["kind"])
+    assert kinds == {"diagnostic", "explain", "explain-summary", "target"}
+    # and the schema can fail: a row without its source, an unknown status, an extra key
+    row = next(
+        o
+        for o in _json_lines(CliRunner().invoke(main, runs[0], input=GRES).stderr)
+        if o["kind"] == "explain"
+    )
+    for bad in (
+        {k: v for k, v in row.items() if k != "source"},
+        {**row, "status": "kept"},
+        {**row, "extra": 1},
+        {**row, "kind": "explained"},
+    ):
+        assert not validator.is_valid(bad)
+    config = tmp_path / "bad.toml"
+    config.write_text("stirct = true\n")
+    e016 = CliRunner().invoke(
+        main, ["check", "--config", str(config), "--diagnostics", "json", "x"]
+    )
+    (diag,) = _json_lines(e016.stderr)
+    validator.validate(diag)
+    assert (diag["code"], diag["line"], e016.exit_code) == ("E016", 1, 2)
+
+
+def test_explain_rows_read_the_output_back() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["--from", "slurm", "--to", "pbs", "--explain", "--diagnostics", "json", "-"],
+        input=GRES,
+    )
+    rows = {o["field"]: o for o in _json_lines(result.stderr) if o["kind"] == "explain"}
+    walltime = rows["spec.schedule.walltime"]
+    assert (walltime["source"], walltime["line"], walltime["column"]) == ("--time=2:00:00", 3, 9)
+    assert walltime["got"] == "-l walltime=02:00:00"  # the text PBS's reader maps to the field
+    assert rows["metadata.name"]["source"] == "-J train"  # the option's dash included
+    lost = rows["spec.resources.gpu.type"]
+    assert (lost["status"], lost["code"], lost["got"]) == ("lost", "W201", None)
+    assert "dropped" in lost["reason"]
+    (summary,) = [o for o in _json_lines(result.stderr) if o["kind"] == "explain-summary"]
+    counts = [
+        sum(r["status"] == s for r in rows.values()) for s in ("exact", "approximated", "lost")
+    ]
+    assert [summary["exact"], summary["approximated"], summary["lost"]] == counts
+
+
+def test_explain_table_is_rich_only_with_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["--from", "slurm", "--to", "pbs", "--explain", "-"]
+    plain = CliRunner().invoke(main, argv, input=GRES)
+    assert "\x1b[" not in plain.stderr and "lost W201" in plain.stderr
+    monkeypatch.setenv("NO_COLOR", "1")  # `--color` beats NO_COLOR
+    coloured = CliRunner().invoke(main, [*argv, "--color"], input=GRES)
+    assert "\x1b[" in coloured.stderr and "spec.resources.gpu.type" in coloured.stderr
+    assert "pbs: 3 exact, 1 approximated, 1 lost" in coloured.stderr
+
+
+def test_no_color_is_respected_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from bammmc.cli import _use_color
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert _use_color(Tty(), None) is True
+    assert _use_color(io.StringIO(), None) is False
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert _use_color(Tty(), None) is False
+    assert _use_color(Tty(), True) is True
+    monkeypatch.setenv("NO_COLOR", "")  # an empty value does not count (no-color.org)
+    assert _use_color(Tty(), None) is True
+
+
+def test_explain_goes_into_the_sarif_log() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["--from", "slurm", "--to", "pbs", "--explain", "--diagnostics", "sarif", "-"],
+        input=GRES,
+    )
+    (run,) = json.loads(result.stderr)["runs"]
+    assert {r["ruleId"] for r in run["results"]} == {"W201", "W301"}
+    assert any(r["field"] == "spec.resources.gpu.type" for r in run["properties"]["explain"])
+    assert run["properties"]["explainSummaries"][0]["lost"] == 1
+
+
+def test_promoted_warnings_are_errors_in_sarif() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["--from", "slurm", "--to", "pbs", "--deny", "W201", "--diagnostics", "sarif", "-"],
+        input=GRES,
+    )
+    assert result.exit_code == 1 and result.stdout == ""
+    (run,) = json.loads(result.stderr)["runs"]
+    levels = {r["ruleId"]: r["level"] for r in run["results"]}
+    assert levels == {"W201": "error", "W301": "warning"}
+    rules = {r["id"]: r["defaultConfiguration"]["level"] for r in run["tool"]["driver"]["rules"]}
+    assert rules["W201"] == "warning"  # the code's own level is unchanged
+
+
+def test_to_all_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("job.sbatch").write_text(GRES)
+    result = CliRunner().invoke(main, ["job.sbatch", "--to", "all"])
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.sbatch"]  # no job.sh either
+    rows = result.stdout.splitlines()[1:-1]
+    from bammmc.registry import FORMATS
+
+    assert [r.split()[0] for r in rows] == [f for f in FORMATS if f != "slurm"]
+    refused = CliRunner().invoke(main, ["job.sbatch", "--to", "all", "-o", "x.pbs"])
+    assert refused.exit_code == 2 and not Path("x.pbs").exists()
+
+
+def test_to_all_counts_the_writers_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target whose writer reports an error `fails`; the others still convert (exit 0)."""
+    from bammmc.registry import FORMATS
+
+    writer = FORMATS["pbs"].writer()
+    real = writer.write
+
+    def refuse(job, reporter, options):
+        files = real(job, reporter, options)
+        reporter.report("E004", "refused for the test")
+        return files
+
+    monkeypatch.setattr(writer, "write", refuse)
+    result = CliRunner().invoke(
+        main, ["--from", "slurm", "--to", "all", "--diagnostics", "json", "-"], input=GRES
+    )
+    rows = {r["target"]: r for r in _json_lines(result.stdout)}
+    assert (rows["pbs"]["status"], rows["pbs"]["errors"]) == ("fails", 1)
+    assert "E004" in rows["pbs"]["codes"]
+    assert rows["torque"]["status"] == "lossy" and result.exit_code == 0
+
+
+def test_config_does_not_import_tomllib_without_a_file(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from bammmc.cli import main\n"
+        "try:\n"
+        "    main(['codes', 'W201'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "try:\n"
+        "    main(['check', 'missing.sbatch'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('tomllib' in sys.modules, 'rich' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert proc.stdout.splitlines()[-1] == "False False", proc.stderr
+    (tmp_path / "bammmc.toml").write_text("strict = true\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert proc.stdout.splitlines()[-1] == "True False", proc.stderr
+
+
+def test_config_sets_option_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("bammmc.toml").write_text(
+        'container-runtime = "singularity"\npriority-range = "0:10"\nmax-input-size = 20\n'
+    )
+    job = HEAD + "spec:\n  execution:\n    container: {image: alpine}\n    executable: /bin/true\n"
+    Path("job.splat.yaml").write_text(job)
+    result = CliRunner().invoke(main, ["job.splat.yaml", "--to", "slurm", "--diagnostics", "json"])
+    assert result.exit_code == 1  # larger than 20 bytes
+    assert [d["code"] for d in _json_lines(result.stderr)] == ["E005"]
+    bigger = CliRunner().invoke(
+        main, ["job.splat.yaml", "--to", "slurm", "--max-input-size", "9999"]
+    )
+    assert bigger.exit_code == 0, bigger.stderr
+    assert "singularity" in bigger.stdout and "apptainer" not in bigger.stdout
+    Path("bammmc.toml").write_text('priority-range = "10:0"\n')
+    bad = CliRunner().invoke(main, ["check", "job.splat.yaml"])
+    assert bad.exit_code == 2 and "E016" in bad.stderr and "priority-range" in bad.stderr
+    Path("bammmc.toml").write_text('container-runtime = "docker"\n')
+    assert CliRunner().invoke(main, ["check", "job.splat.yaml"]).exit_code == 0  # convert's key
+    assert CliRunner().invoke(main, ["job.splat.yaml", "--to", "slurm"]).exit_code == 2
 
 
 def test_sarif_is_valid_shape() -> None:

@@ -178,6 +178,27 @@ _ALL: Final[tuple[Code, ...]] = (
         argv=("{file}", "--to", "htcondor"),
     ),
     Code(
+        "E016",
+        "invalid-config",
+        "the configuration file is invalid",
+        "The project configuration (`bammmc.toml`, the `[tool.bammmc]` table of "
+        "`pyproject.toml`, or the file given with `--config`) is not valid TOML, has a key "
+        "bammmc does not know, or a value of the wrong type or outside the option's choices "
+        '(an unknown code in `allow` or `deny`, an `E` code there, `strict = "yes"`). The '
+        "mark points at the key or value. Exit status 2, as for a bad command-line option.",
+        "The file sets defaults for every run in the project; ignoring a misspelled key "
+        "(`stirct = true`) would silently turn off what the project asked for, so bammmc stops "
+        "before reading any input.",
+        "Correct the key or value at the mark: the keys are the long names of the options "
+        "(`strict`, `allow`, `deny`, `diagnostics`, `color`, `container-runtime`, "
+        "`priority-range`, `lsf-unit`, `sge-memory-resource`, `max-input-size`, `batch`), "
+        '`allow`/`deny` take lists of codes, names or prefixes (`["W201", "W3"]`). '
+        "`--no-config` runs without the file.",
+        "stirct = true\n",
+        argv=("check", "--config", "{file}", "job.sbatch"),
+        filename="bammmc.toml",
+    ),
+    Code(
         "E020",
         "unreadable-directive",
         "a scheduler directive that cannot be tokenized",

@@ -406,4 +406,4 @@ def test_explain_json_lines_have_a_kind() -> None:
         main, ["examples/simple-job.yaml", "--to", "splat", "--explain", "--diagnostics", "json"]
     )
     kinds = {json.loads(line)["kind"] for line in result.stderr.splitlines()}
-    assert kinds == {"explain"}
+    assert kinds == {"explain", "explain-summary"}

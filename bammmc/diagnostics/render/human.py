@@ -111,6 +111,7 @@ def print_color(
         emoji=False,
         highlight=False,
         force_terminal=True,
+        no_color=False,  # colour was asked for (`--color` beats NO_COLOR)
         soft_wrap=True,
     )
     first = True

@@ -2,17 +2,24 @@
 
 Keys: ``kind code name severity message file line column end_line end_column notes help field``
 (``null`` where not applicable). ``kind`` is ``diagnostic`` (``--explain`` adds lines of kind
-``explain`` to the same stream). ``field`` is the SPLAT field path the diagnostic is about.
+``explain`` and ``explain-summary`` to the same stream; ``--to all`` prints lines of kind
+``target`` on stdout). ``field`` is the SPLAT field path the diagnostic is about. ``severity`` is
+``error`` for a warning promoted by ``--strict``/``--deny``; its ``code`` stays. Every kind is
+described by ``bammmc/diagnostics/diagnostics.schema.json`` (:data:`SCHEMA_PATH`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bammmc.diagnostics.model import Diagnostic
+
+#: the JSON Schema of every line object (diagnostic, explain, explain-summary, target)
+SCHEMA_PATH = Path(__file__).parent.parent / "diagnostics.schema.json"
 
 
 def as_dict(diag: Diagnostic) -> dict[str, Any]:

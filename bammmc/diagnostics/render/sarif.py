@@ -1,6 +1,9 @@
 """``--diagnostics sarif``: SARIF 2.1.0, for code-scanning tools.
 
-One run, the tool's rules from the code registry, one result per diagnostic with its region.
+One run, the tool's rules from the code registry, one result per diagnostic with its region; its
+``level`` is the diagnostic's severity (``error`` for a warning promoted by ``--strict`` or
+``--deny``, the rule's ``defaultConfiguration`` keeping the code's own). ``--explain`` rows go
+into the run's property bag (``explain``, ``explainSummaries``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 
 
-def document(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
+def document(
+    diagnostics: Iterable[Diagnostic], properties: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The SARIF log; ``properties`` (``--explain``'s rows) go into the run's property bag."""
     from bammmc import __version__
 
     diags = list(diagnostics)
@@ -61,27 +67,26 @@ def document(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
         if d.field:
             result["properties"] = {"field": d.field}
         results.append(result)
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "bammmc",
-                        "version": __version__,
-                        "rules": rules,
-                    }
-                },
-                "results": results,
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "bammmc",
+                "version": __version__,
+                "rules": rules,
             }
-        ],
+        },
+        "results": results,
     }
+    if properties:
+        run["properties"] = properties
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _severity(code: str) -> str:
     return {"E": "error", "W": "warning", "N": "note"}[code[0]]
 
 
-def render(diagnostics: Iterable[Diagnostic]) -> str:
-    return orjson.dumps(document(diagnostics), option=orjson.OPT_INDENT_2).decode() + "\n"
+def render(diagnostics: Iterable[Diagnostic], properties: dict[str, Any] | None = None) -> str:
+    return (
+        orjson.dumps(document(diagnostics, properties), option=orjson.OPT_INDENT_2).decode() + "\n"
+    )
