@@ -6,9 +6,11 @@ scheduler reads."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,14 @@ from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir.job import Job
 from bammmc.pipeline import compile_text, emit_job, get_format
 from bammmc.registry import FORMATS
-from tests.conftest import ORACLES, CondorOracle, FluxBatchOracle, without_site_names
+from tests.conftest import (
+    BIG_CLUSTER,
+    ORACLES,
+    CondorOracle,
+    FluxBatchOracle,
+    _start_slurm,
+    without_site_names,
+)
 
 ROOT = Path(__file__).parent.parent
 MPI = ROOT / "examples" / "hpc-mpi-job.yaml"
@@ -326,6 +335,36 @@ def test_sbatch_accepts_the_block(
     assert "# bammmc-preserve" in kept[0].text
     accepted, message = big_sbatch_check(without_site_names(kept[0].text), "-p", "batch")
     assert accepted, message
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("path", [MPI, ROOT / "examples" / "simple-job.yaml"])
+def test_sbatch_reads_the_same_options(
+    path: Path, tmp_path: Path, big_sbatch_check: Callable[..., tuple[bool, str]]
+) -> None:
+    """sbatch's own table of options (`sbatch -v --test-only`, sbatch-inspect) is the same
+    with and without the block."""
+    env = _start_slurm(BIG_CLUSTER)
+    assert not isinstance(env, str), env  # big_sbatch_check has started it (or skipped)
+    job = source(path)
+    seen = []
+    for keep in (False, True):
+        files, _ = write(job, "slurm", keep=keep)
+        script = tmp_path / f"{keep}.sbatch"
+        script.write_text(without_site_names(files[0].text))
+        proc = subprocess.run(
+            [sys.executable, str(ORACLES / "slurm" / "sbatch-inspect"), str(script), "-p", "batch"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **BIG_CLUSTER, **env},
+            timeout=120,
+            check=False,
+        )
+        data = json.loads(proc.stdout)
+        assert data["accepted"], data
+        seen.append(data["components"])
+    assert seen[0] == seen[1]
+    assert seen[0]
 
 
 @pytest.mark.oracle
