@@ -62,6 +62,8 @@ FLUX_KEY: Final = "bammmc"
 WIDTH: Final = 74
 #: a decompressed payload larger than this is refused (a block is a few KiB at most)
 MAX_PAYLOAD: Final = 16 * 1024 * 1024
+#: how deep a payload may nest (a job's wire data with the YAML reader's 64 levels inside it)
+MAX_DEPTH: Final = 100
 
 _HEADER: Final = re.compile(r"# bammmc-preserve v(\d+) sha256=([0-9a-f]{64})")
 _HEADER_START: Final = re.compile(r"^# bammmc-preserve v", re.M)
@@ -254,11 +256,27 @@ def decode(digest: str, payload: str) -> dict[str, Any]:
         if inflate.unconsumed_tail or not inflate.eof:
             raise Invalid("its payload is truncated or too large")
         body = msgspec.json.decode(data)
-    except (ValueError, zlib.error, msgspec.DecodeError) as exc:
+    except (ValueError, zlib.error, msgspec.DecodeError, RecursionError) as exc:
         raise Invalid(f"its payload does not decode ({exc})") from None
+    if _too_deep(body):
+        raise Invalid(f"its payload nests deeper than {MAX_DEPTH} levels")
     if not isinstance(body, dict) or body.get("v") != VERSION:
         raise Invalid("its payload is not a version-1 patch")
     return body
+
+
+def _too_deep(data: Any) -> bool:
+    """Deeper than a job can be (SPLAT's reader refuses more; the restore would recurse)."""
+    stack = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, dict):
+            stack += [(v, depth + 1) for v in node.values()]
+        elif isinstance(node, list):
+            stack += [(v, depth + 1) for v in node]
+    return False
 
 
 def _entries(body: dict[str, Any]) -> tuple[Entry, ...]:

@@ -406,3 +406,42 @@ def test_flux_batch_directives_are_the_same(path: Path, flux_batch_oracle: FluxB
     ok, args, error = flux_batch_oracle.parse(kept[0].text)
     assert ok, error
     assert (ok, args) == flux_batch_oracle.parse(plain[0].text)[:2]
+
+
+# ── a block with a valid digest around hostile content ───────────────────────────────────
+
+
+def _forged(body: bytes) -> str:
+    """A Slurm script whose block has a correct digest around ``body`` (the digest is no
+    signature: anyone can write one)."""
+    import base64
+    import hashlib
+    import zlib
+
+    payload = base64.urlsafe_b64encode(zlib.compress(body)).rstrip(b"=").decode()
+    digest = hashlib.sha256(payload.encode()).hexdigest()
+    return "#!/bin/bash\n#SBATCH -n 2\necho hi\n\n" + preserve.comment_block(digest, payload)
+
+
+_PATCH = b'{"v":1,"to":"slurm","sep":"\\n","patch":[%s]}'
+FORGED = {
+    "deep-nesting": _PATCH
+    % (b'{"p":["spec","placement","affinity"],"x":%s}' % (b"[" * 100_000 + b"]" * 100_000)),
+    "nesting-past-the-limit": _PATCH
+    % (b'{"p":["spec","placement","affinity"],"x":%s}' % (b"[" * 500 + b"]" * 500)),
+    "not-a-patch": b"[1]",
+    "other-version": b'{"v":2,"to":"slurm","sep":"\\n","patch":[]}',
+    "empty-path": _PATCH % b'{"p":[],"x":1}',
+    "unknown-key": _PATCH % b'{"p":["kind"],"z":1}',
+    "invalid-value": _PATCH % b'{"p":["spec","resources","cpusPerTask"],"x":"zzz"}',
+    "not-json": b"{",
+}
+
+
+@pytest.mark.parametrize("name", list(FORGED))
+def test_a_forged_block_is_ignored_without_a_traceback(name: str) -> None:
+    text = _forged(FORGED[name])
+    back, diagnostics = read(text, "slurm")
+    assert codes(diagnostics) == ["W411"], diagnostics
+    plain, _ = read("#!/bin/bash\n#SBATCH -n 2\necho hi\n", "slurm")
+    assert back == plain
