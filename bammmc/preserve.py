@@ -66,7 +66,8 @@ MAX_PAYLOAD: Final = 16 * 1024 * 1024
 MAX_DEPTH: Final = 100
 
 _HEADER: Final = re.compile(r"# bammmc-preserve v(\d+) sha256=([0-9a-f]{64})")
-_HEADER_START: Final = re.compile(r"^# bammmc-preserve v", re.M)
+#: the start of a header line, or of a line that was one (anything before the name: damaged)
+_HEADER_START: Final = re.compile(r"^[^\n]*?bammmc-preserve v", re.M)
 _LINE: Final = re.compile(r"# ([A-Za-z0-9_-]+)")
 #: a here-document operator and its delimiter word (`<<EOF`, `<<-'END'`, `<< "X"`)
 _HEREDOC: Final = re.compile(r"(?<![<$(])<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")

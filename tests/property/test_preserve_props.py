@@ -139,3 +139,42 @@ def test_generated_jobs_round_trip(text: str, x: str) -> None:
             assert "here-document" in " ".join(d.message for d in diagnostics), diagnostics
             continue
         assert back == job, (x, y, out, preserve.diff(preserve.wire(job), preserve.wire(back)))
+
+
+_MUTATED_JOB = ROOT / "examples" / "hpc-mpi-job.yaml"
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(
+    st.sampled_from(NAMES[1:]),
+    st.integers(0, 10_000),
+    st.sampled_from(["A", "-", "_", "#", "\n", "", "=", "#SBATCH -n 9\n", " ", "\r"]),
+)
+def test_a_damaged_block_never_restores_a_wrong_value(y: str, at: int, insert: str) -> None:
+    """One character of the block replaced (or a line inserted): the file reads without a
+    traceback, and every field is either what the target carries (W411: ignored) or the
+    original (the damage missed the payload, e.g. an `A` over an `A`)."""
+    job, _ = read(_MUTATED_JOB.read_text(), "splat")
+    assert job is not None
+    out, _ = write(job, y, keep=True)
+    assert out is not None
+    plain, _ = write(job, y, keep=False)
+    assert plain is not None
+    lossy, _ = read(plain, y)
+    start = out.index("# bammmc-preserve" if preserve.placement(y) == "comment" else "payload")
+    at = start + at % (len(out) - start)
+    damaged = out[:at] + insert + out[at + 1 :]
+    back, diagnostics = read(damaged, y)
+    if back is None:  # the damage broke the file itself (a Flux jobspec's quotes)
+        assert any(d.is_error for d in diagnostics)
+        return
+    if any(d.code == "W411" for d in diagnostics):  # ignored: nothing restored
+        assert back != job or lossy == job
+    elif "bammmc-preserve v" not in damaged:  # its name is gone: only comments, as if deleted
+        assert codes_of(diagnostics) == []
+    else:  # the block still verified: restored exactly, or the edit wins where it landed
+        assert back == job or any(d.code == "W412" for d in diagnostics)
+
+
+def codes_of(diagnostics: list[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics if d.code in ("W411", "W412")]
