@@ -213,7 +213,8 @@ def matrix_markdown() -> str:
             text = c.note.replace("|", "\\|")
             code = c.code or ""
             for which, unless_code in c.unless:
-                text += ("; " if text else "") + f"{which}: {unless_code}"
+                which = which.replace("|", "\\|")
+                text += ("; " if text else "") + f"{unless_code} when, e.g., {which}"
                 code = ", ".join(x for x in (code, unless_code) if x)
             out.append(f"| `{p}` | {c.status} | {text} | {code} |")
     return "\n".join(out) + "\n"

@@ -29,24 +29,19 @@ class Source:
 
 
 def read_input(path: str, reporter: Reporter, max_size: int = MAX_INPUT_SIZE) -> Source | None:
-    """Read ``path`` (``-`` = standard input) as UTF-8 text, or report why not."""
+    """Read ``path`` (``-`` = standard input) as UTF-8 text, or report why not.
+
+    Only a regular file or a pipe is read, and never more than ``max_size + 1`` bytes, so a
+    device (``/dev/zero``), a directory or a pipe nobody writes to is an E007, never a hang."""
     name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
             data = sys.stdin.buffer.read(max_size + 1)
         else:
-            st = os.stat(path)
-            if stat.S_ISDIR(st.st_mode):
-                reporter.report("E007", f"`{path}` is a directory", help="give a job file")
+            read = _read_path(path, reporter, max_size)
+            if read is None:
                 return None
-            if not stat.S_ISREG(st.st_mode) and not stat.S_ISFIFO(st.st_mode):
-                reporter.report("E007", f"`{path}` is not a regular file", help="give a job file")
-                return None
-            if st.st_size > max_size:
-                _too_large(reporter, path, st.st_size, max_size)
-                return None
-            with open(path, "rb") as fh:
-                data = fh.read(max_size + 1)
+            data = read
     except OSError as exc:
         reporter.report("E007", f"cannot read `{name}`: {exc.strerror or exc}")
         return None
@@ -57,6 +52,76 @@ def read_input(path: str, reporter: Reporter, max_size: int = MAX_INPUT_SIZE) ->
     if text is None:
         return None
     return Source(name, None if path == "-" else path, text)
+
+
+def _kind(mode: int) -> str | None:
+    """What a file that is neither a regular file nor a pipe is, or None when it is one."""
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _read_path(path: str, reporter: Reporter, max_size: int) -> bytes | None:
+    """The bytes of a regular file or a pipe (at most ``max_size + 1``), or None (reported)."""
+    kind = _kind(os.stat(path).st_mode)  # before opening: opening a device can act on it
+    if kind is None:
+        # O_NONBLOCK: opening a pipe with no writer returns at once instead of waiting for one
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)  # the file opened, not the one stat() saw (it may have changed)
+            kind = _kind(st.st_mode)
+            if kind is None:
+                if stat.S_ISREG(st.st_mode) and st.st_size > max_size:
+                    _too_large(reporter, path, st.st_size, max_size)
+                    return None
+                data = _read_fd(fd, max_size + 1, stat.S_ISFIFO(st.st_mode))
+                if data is None:
+                    reporter.report(
+                        "E007",
+                        f"`{path}` is a pipe that no program is writing to",
+                        help="start the program that writes the job first, or give a file",
+                    )
+                return data
+        finally:
+            os.close(fd)
+    if kind == "a directory" or kind == "not a regular file":
+        what = f"is {kind}"
+    else:
+        what = f"is {kind}, not a regular file"
+    reporter.report("E007", f"`{path}` {what}", help="give a job file")
+    return None
+
+
+def _read_fd(fd: int, limit: int, pipe: bool) -> bytes | None:
+    """Up to ``limit`` bytes from ``fd``; None for a pipe with no writer."""
+    chunks: list[bytes] = []
+    size = 0
+    if pipe:
+        try:
+            first = os.read(fd, limit)
+        except BlockingIOError:  # a writer, no data yet: wait for it like `cat` would
+            first = None
+        if first == b"":
+            return None
+        os.set_blocking(fd, True)
+        if first:
+            chunks.append(first)
+            size = len(first)
+    while size < limit:
+        chunk = os.read(fd, min(1 << 20, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _too_large(reporter: Reporter, name: str, size: int | None, max_size: int) -> None:

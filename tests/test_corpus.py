@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import bammmc
-from bammmc.registry import by_extension
+from bammmc.registry import FORMATS, by_extension
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "README.md")
@@ -15,7 +15,8 @@ FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "README
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
 def test_seed(path: Path) -> None:
-    fmt = by_extension(path.name)
+    # The folder names the format: a `.pbs` seed under torque/ is a Torque job.
+    fmt = FORMATS.get(path.parent.name) or by_extension(path.name)
     assert fmt is not None
     text = path.read_bytes().decode("utf-8")
     job, diagnostics = bammmc.parse(text, fmt.name, filename=path.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 import msgspec
@@ -230,3 +231,139 @@ def report_foreign(
             )
         else:
             writer.lost(path, f"it only means something to {scheduler}")
+
+
+#: Portable fields that a raw key of a target's own extensions block decides when the writer
+#: writes the raw form instead of them (beyond MIRRORS, the fields a reader sets beside the
+#: raw form). Paths are under `spec.`.
+RAW_WINS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
+    "slurm": {
+        "exclusive": ("placement.exclusive",),
+        "tmp": (f"{_R}.diskPerTask",),
+        "mem_per_gpu": _MEM,
+        "gpus_per_task": _GPU,
+        "input": ("execution.stdin",),
+    },
+    "pbs": {
+        "select": (*_MEM, *_GPU, f"{_R}.diskPerTask", "placement.constraint"),
+        "mixed_chunks": (*_MEM, *_GPU),
+        "nodes": (*_MEM, *_GPU, "placement.constraint"),
+        "place": ("placement.topology", "placement.groupBy", "placement.exclusive"),
+        "output": _OUT,
+        "error": _OUT,
+        "join": _OUT,
+        "stagein": ("fileStaging.inputs",),
+        "stageout": ("fileStaging.outputs",),
+        "dependency": ("dependencies",),
+        "begin": ("schedule.beginAfter",),
+        "mail_points": ("notifications.events",),
+        "priority": ("schedule.priority",),
+        "mem": _MEM,
+    },
+    "sge": {
+        "pe": _MEM,
+        "pe_slots": _MEM,
+        "output": _OUT,
+        "error": _OUT,
+        "input": ("execution.stdin",),
+        "hold_jid": ("dependencies",),
+    },
+    "flux": {
+        "bank": ("schedule.account",),
+        "shell_options": _OUT,
+        "batch_options": (
+            "execution.stdin",
+            "execution.environment",
+            "dependencies",
+            "output.mergeStderr",
+        ),
+    },
+}
+
+
+def report_shadowed(
+    writer: _Reports, job: Any, own: str, read_back: Callable[[], Any], target: str
+) -> None:
+    """W301 for each portable field the job sets that a raw key of the target's own
+    extensions block (``own``), written instead of it, says something else about: the output
+    read back (``read_back()``, called only when such a pair is set) must give the field's
+    value. A field the writer reported itself is left alone."""
+    from bammmc.ir.paths import related, same_value, set_leaves
+
+    spec = job.spec
+    block = getattr(spec.extensions, own, None) if spec and spec.extensions else None
+    if block is None:
+        return
+    mirrors = MIRRORS.get(own, {})
+    extra = RAW_WINS.get(own, {})
+    leaves = [(p, v) for p, v in set_leaves(job) if not p.startswith("spec.extensions.")]
+    pairs: list[tuple[str, str, Any]] = []
+    for f in msgspec.structs.fields(block):
+        if getattr(block, f.name) is None:
+            continue
+        for portable in (*mirrors.get(f.name, ()), *extra.get(f.name, ())):
+            field = f"spec.{portable}"
+            for path, value in leaves:
+                if related(path, field) and len(path) >= len(field):
+                    pairs.append((f.encode_name, path, value))
+    if not pairs:
+        return
+    reporter = getattr(writer, "reporter", None)
+    done = {
+        d.field
+        for d in (reporter.diagnostics if reporter is not None else ())
+        if d.field and d.code[:2] in ("W2", "W3")
+    }
+    back = read_back()
+    from bammmc.ir.paths import get_path
+
+    for key, path, value in pairs:
+        if any(related(path, f) for f in done):
+            continue
+        if back is not None and same_value(value, get_path(back, path)):
+            continue
+        writer.approximated(
+            path,
+            f"the raw `extensions.{own}.{key}` is written instead, and it says something else "
+            f"for {target}",
+        )
+        done.add(path)
+
+
+def report_priority_rounding(
+    writer: _Reports, priority: int, native: int, scheduler: str, band: Any, path: str
+) -> None:
+    """W301 when the native priority the band maps ``priority`` to reads back as another
+    canonical priority: the native scale is coarser than the band (several canonical values
+    share one native value)."""
+    from bammmc.ir.priority import from_native
+
+    back = from_native(native, scheduler, band)
+    if back != priority:
+        writer.approximated(
+            path,
+            f"priority {priority} is native {native}, which stands for {back}: the native "
+            "scale has fewer steps than the priority band",
+        )
+
+
+def camel(name: str) -> str:
+    """The wire name of a portable field from its Python name: `config_maps` -> `configMaps`.
+
+    >>> camel("config_maps"), camel("stdin")
+    ('configMaps', 'stdin')
+    """
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def read_own(text: str, fmt: str) -> Any:
+    """What bammmc's own reader of ``fmt`` makes of a writer's output (``None`` on errors)."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import compile_text, get_format
+
+    reporter = Reporter()
+    compiled = compile_text(text, get_format(fmt), reporter)
+    if reporter.has_errors or not compiled:
+        return None
+    return compiled[0].job

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bammmc.diagnostics.model import Reporter
@@ -54,6 +54,42 @@ def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) ->
     return arguments
 
 
+def container_losses(ex: Any, runtime: str, lost: Report, approximated: Report) -> None:
+    """What of ``spec.execution.container`` a script-based target does not get when it runs
+    the job in the image through ``runtime`` (or runs no image): the pull policy and secrets,
+    which the runtime has no option for, and the container's command when the job's script or
+    program is what runs."""
+    container = ex.container if ex is not None else None
+    if container is None:
+        return
+    if container.image:
+        if container.image_pull_policy is not None:
+            lost(
+                "spec.execution.container.imagePullPolicy",
+                f"`{runtime} exec` pulls through its own image cache; it has no pull policy",
+            )
+        if container.image_pull_secrets:
+            lost(
+                "spec.execution.container.imagePullSecrets",
+                f"registry credentials are the cluster's {runtime.title()} configuration, "
+                "not an option of the job",
+            )
+    runs = "script" if ex.script is not None else "program" if ex.executable else None
+    if runs is not None:
+        for key, name in (("command", "command"), ("args", "args")):
+            if getattr(container, key):
+                lost(
+                    f"spec.execution.container.{name}",
+                    f"the job's {runs} is what runs in the image, not the container's {name}",
+                )
+    elif container.image and container.args and not container.command:
+        approximated(
+            "spec.execution.container.args",
+            f"`{runtime} exec` runs the arguments as the command: the image's entrypoint is "
+            "not run",
+        )
+
+
 def script_body(
     spec: Spec,
     runtime: str,
@@ -69,6 +105,7 @@ def script_body(
     shell = ex.shell if ex and ex.shell else shell
     if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
         return "", f"#!{shell}"
+    container_losses(ex, runtime, lost, approximated)
     if ex.script is not None:
         text = ex.script
         first, rest = (
@@ -76,6 +113,8 @@ def script_body(
             if text.startswith("#!")
             else (f"#!{shell}", text)
         )
+        if ex.shell and first != f"#!{ex.shell}":
+            lost("spec.execution.shell", f"the script's own `{first}` line names its interpreter")
         if ex.container is not None and ex.container.image:
             wrapped = in_container(
                 rest, first, ex.container.image, runtime, lost, approximated, refuse

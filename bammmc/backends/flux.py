@@ -38,7 +38,7 @@ CAPABILITIES: Final = Capabilities(
         "metadata.name": EXACT,
         "metadata.labels": lost("a Flux jobspec has no option for it"),
         "metadata.annotations": lost("a Flux jobspec has no option for it"),
-        "metadata.clientId": EXACT,
+        "metadata.clientId": lost("a Flux jobspec has no idempotency key for a submission"),
         "spec.schedule.queue": EXACT,
         "spec.schedule.priority": exact(
             "",

@@ -22,7 +22,10 @@ from typing import Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     MIRRORS,
+    read_own,
     report_foreign,
+    report_priority_rounding,
+    report_shadowed,
     report_unsupported,
 )
 from bammmc.backends.container import refuser, script_body
@@ -39,7 +42,7 @@ from bammmc.frontends.flux_lang import (
     from_splat,
 )
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import FluxExt, Job, Spec
+from bammmc.ir.job import FluxExt, Job, Spec, new_job
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Duration, Template
 
@@ -430,8 +433,30 @@ def fsd(seconds: float) -> str:
 def write(
     job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
 ) -> list[OutputFile]:
+    reporter = reporter or Reporter()
     text, _ = render(job, reporter, options)
+    if not reporter.has_errors:
+        report_shadowed(
+            _Approximations(reporter),
+            job,
+            "flux",
+            lambda: read_own(text, "flux-batch"),
+            "a Flux batch script",
+        )
     return [OutputFile(text)]
+
+
+class _Approximations:
+    """The W301 of :func:`report_shadowed` worded as the writer words its own."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+
+    def approximated(self, path: str, how: str) -> None:
+        FluxBatchWriter(new_job(), self.reporter, WriteOptions()).approximated(path, how)
+
+    def lost(self, path: str, why: str) -> None:
+        FluxBatchWriter(new_job(), self.reporter, WriteOptions()).lost(path, why)
 
 
 def render(
@@ -610,6 +635,10 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
                 "other users' jobs are refused",
             )
         w.opt("urgency", native, "spec.schedule.priority")
+        if native != 1:  # urgency 1 is reported above
+            report_priority_rounding(
+                w, sched.priority, native, "flux", w.options.band, "spec.schedule.priority"
+            )
     if sched.begin_after is not None:
         value = sched.begin_after.value
         if value.tzinfo is not None:

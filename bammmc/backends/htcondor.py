@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import report_foreign, report_priority_rounding, report_unsupported
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block, job_ad
@@ -1400,6 +1400,14 @@ class HtcondorWriter:
         if sched.priority is not None:
             native = to_native(sched.priority, "htcondor", self.options.band)
             self.cmd("priority", native, "spec.schedule.priority")
+            report_priority_rounding(
+                self,
+                sched.priority,
+                native,
+                "htcondor",
+                self.options.band,
+                "spec.schedule.priority",
+            )
         queue = sched.queue or sched.partition
         if queue is not None:
             path = "spec.schedule.queue" if sched.queue is not None else "spec.schedule.partition"

@@ -23,8 +23,14 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import (
+    camel,
+    report_foreign,
+    report_priority_rounding,
+    report_unsupported,
+)
 from bammmc.backends.container import (
+    container_losses,
     exec_arguments,
     in_container,
     one_line_image,
@@ -49,7 +55,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "metadata.labels": lost("bsub has no option for it"),
         "metadata.annotations": lost("bsub has no option for it"),
-        "metadata.clientId": EXACT,
+        "metadata.clientId": lost("bsub has no idempotency key for a submission"),
         "spec.schedule.queue": exact(
             "",
             (
@@ -495,6 +501,7 @@ class LsfWriter:
     def script(self) -> tuple[str, str]:
         ex = self.spec.execution
         shell = ex.shell if ex and ex.shell else "/bin/bash"
+        container_losses(ex, self.options.container_runtime, self.lost, self.approximated)
         body = ""
         shell_line = f"#!{shell}"
         if ex is not None and ex.script is not None:
@@ -675,6 +682,9 @@ class LsfWriter:
         elif sched.priority is not None:
             native = to_native(sched.priority, "lsf", self.options.band)
             self.opt("sp", native, "spec.schedule.priority")
+            report_priority_rounding(
+                self, sched.priority, native, "lsf", self.options.band, "spec.schedule.priority"
+            )
         if sched.hold:
             self.opt("H")
         self.clock("b", ext.begin, sched.begin_after, "spec.schedule.beginAfter")
@@ -1071,13 +1081,9 @@ class LsfWriter:
                     )
                     continue
                 self.opt("f", f"{local} {op} {remote}", f"spec.fileStaging.{key}")
-        for key, wire in (
-            ("embedded_files", "embeddedFiles"),
-            ("checkpoint_files", "checkpointFiles"),
-            ("transfer_policy", "transferPolicy"),
-        ):
+        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
             if getattr(staging, key):
-                self.lost(f"spec.fileStaging.{wire}", "bsub has no option for it")
+                self.lost(f"spec.fileStaging.{camel(key)}", "bsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output

@@ -17,8 +17,16 @@ from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import (
+    camel,
+    read_own,
+    report_foreign,
+    report_priority_rounding,
+    report_shadowed,
+    report_unsupported,
+)
 from bammmc.backends.container import (
+    container_losses,
     exec_arguments,
     in_container,
     one_line_image,
@@ -52,7 +60,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "metadata.labels": lost("qsub has no option for it"),
         "metadata.annotations": lost("qsub has no option for it"),
-        "metadata.clientId": EXACT,
+        "metadata.clientId": lost("qsub has no idempotency key for a submission"),
         "spec.schedule.queue": EXACT,
         "spec.schedule.priority": exact(
             "",
@@ -255,16 +263,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.placement.nodeSelector": lost("qsub has no option for it"),
         "spec.placement.tolerations": lost("qsub has no option for it"),
         "spec.placement.affinity": lost("qsub has no option for it"),
-        "spec.placement.topologySpread": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.place` is written instead, and it says "
-                    "something else for PBS"
-                ),
-                "W301",
-            ),
-        ),
+        "spec.placement.topologySpread": lost("a Kubernetes concept; qsub has no option"),
         "spec.placement.topology": EXACT,
         "spec.placement.groupBy": exact(
             "",
@@ -370,11 +369,17 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.aoe": EXACT,
         "spec.extensions.pbs.checkpoint_interval": EXACT,
         "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
-        "spec.extensions.pbs.ompthreads_per_chunk": EXACT,
+        "spec.extensions.pbs.ompthreads_per_chunk": exact(
+            "", ("the raw chunk request written instead has no `ompthreads`", "W201")
+        ),
         "spec.extensions.pbs.mixed_chunks": EXACT,
         "spec.extensions.pbs.server": EXACT,
-        "spec.extensions.pbs.select": EXACT,
-        "spec.extensions.pbs.nodes": EXACT,
+        "spec.extensions.pbs.select": exact(
+            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        ),
+        "spec.extensions.pbs.nodes": exact(
+            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        ),
         "spec.extensions.pbs.cput": EXACT,
         "spec.extensions.pbs.pcput": EXACT,
         "spec.extensions.pbs.mem": EXACT,
@@ -498,11 +503,15 @@ class PbsWriter:
                 self.opt(letter, value or None)
         self.unsupported()
         header = "".join(line + "\n" for line in self.lines)
-        return [OutputFile(header + body)]
+        text = header + body
+        fmt = self.TABLE.target
+        report_shadowed(self, self.job, "pbs", lambda: read_own(text, fmt), self.label)
+        return [OutputFile(text)]
 
     def script(self) -> tuple[str, str]:
         ex = self.spec.execution
         shell = ex.shell if ex and ex.shell else "/bin/bash"
+        container_losses(ex, self.options.container_runtime, self.lost, self.approximated)
         body = ""
         if ex is not None and ex.script is not None:
             text = ex.script
@@ -593,8 +602,10 @@ class PbsWriter:
         if ext.priority is not None:
             self.opt("p", ext.priority)
         elif sched.priority is not None:
-            self.opt(
-                "p", to_native(sched.priority, "pbs", self.options.band), "spec.schedule.priority"
+            native = to_native(sched.priority, "pbs", self.options.band)
+            self.opt("p", native, "spec.schedule.priority")
+            report_priority_rounding(
+                self, sched.priority, native, "pbs", self.options.band, "spec.schedule.priority"
             )
         if sched.hold:
             self.opt("h")
@@ -644,6 +655,12 @@ class PbsWriter:
         ext = self.ext
         if ext.mixed_chunks is not None:
             self.opt("l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}")
+            for key in ("select", "nodes"):
+                if getattr(ext, key) is not None:
+                    self.lost(
+                        f"spec.extensions.pbs.{key}",
+                        "the raw `extensions.pbs.mixed_chunks` is the chunk request written",
+                    )
         elif ext.select is not None and self.DIALECT == "pbs":
             self.opt("l", f"select={ext.select}")
         elif ext.nodes is not None and self.DIALECT == "torque":
@@ -654,10 +671,19 @@ class PbsWriter:
             self.opt("l", f"place={ext.place}")
         elif self.DIALECT == "pbs":
             self.place()
+        else:
+            self.torque_placement()
         if ext.mem is not None:
             self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
         for name, value in (ext.resources or {}).items():
             self.opt("l", f"{name}={value}")
+        if ext.ompthreads_per_chunk is not None and not getattr(self, "wrote_ompthreads", False):
+            self.lost(
+                "spec.extensions.pbs.ompthreads_per_chunk",
+                "Torque has no threads per node"
+                if self.DIALECT != "pbs"
+                else "the raw chunk request written instead has no `ompthreads`",
+            )
 
     def chunk_shape(self, res: Resources) -> tuple[int, int, int, tuple[int, int] | None]:
         """Chunks, tasks per chunk and CPUs per task from the IR, and ``(chunks, tasks)`` of a
@@ -727,6 +753,7 @@ class PbsWriter:
         parts = [str(count), f"ncpus={tpn * cpus}", f"mpiprocs={tpn}"]
         if self.ext.ompthreads_per_chunk is not None:
             parts.append(f"ompthreads={self.ext.ompthreads_per_chunk}")
+            self.wrote_ompthreads = True
         mem = res.memory_per_task
         if mem is not None:
             parts.append(f"mem={pbs_size(self.per_chunk(mem, tpn, cpus, total, res))}")
@@ -785,6 +812,13 @@ class PbsWriter:
                 "spec.resources.cpusPerTask",
                 "Torque has processors per node, not per task: ppn counts all of them",
             )
+            for key, path in (("tasks_per_node", "tasksPerNode"), ("tasks", "tasks")):
+                if getattr(res, key) is not None:
+                    self.approximated(
+                        f"spec.resources.{path}",
+                        f"ppn={tpn * cpus} counts {tpn} tasks × {cpus} CPUs per node; Torque "
+                        "reads it as processors, not tasks",
+                    )
 
     def per_chunk(self, mem: Size, tpn: int, cpus: int, nodes: int, res: Resources) -> int:
         scope = mem.scope or "task"
@@ -803,6 +837,24 @@ class PbsWriter:
             return -(-mem.bytes // nodes)
         self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
         return mem.bytes
+
+    def torque_placement(self) -> None:
+        """Torque has no `place=`: node-exclusive access is `-n`, the rest has no option."""
+        placement = self.spec.placement
+        if self.ext.place is not None:
+            self.lost("spec.extensions.pbs.place", "Torque has no `place=`")
+        if placement is None:
+            return
+        if placement.constraint and not any(" nodes=" in line for line in self.lines):
+            self.lost(
+                "spec.placement.constraint",
+                "Torque node properties go in `-l nodes=`, which this job does not request",
+            )
+        if placement.exclusive:
+            self.opt("n", None, "spec.placement.exclusive")
+        for key, path in (("topology", "topology"), ("group_by", "groupBy")):
+            if getattr(placement, key) is not None:
+                self.lost(f"spec.placement.{path}", "Torque has no `place=`")
 
     def place(self) -> None:
         placement = self.spec.placement
@@ -918,13 +970,9 @@ class PbsWriter:
             if entries:
                 self.opt("W", f"{key}=" + ",".join(entries), f"spec.fileStaging.{entries_attr}")
         if staging is not None:
-            for key, wire in (
-                ("embedded_files", "embeddedFiles"),
-                ("checkpoint_files", "checkpointFiles"),
-                ("transfer_policy", "transferPolicy"),
-            ):
+            for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
                 if getattr(staging, key):
-                    self.lost(f"spec.fileStaging.{wire}", "qsub has no option for it")
+                    self.lost(f"spec.fileStaging.{camel(key)}", "qsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output
@@ -995,10 +1043,10 @@ class PbsWriter:
                     items.append(f"{key}={value}")
             if items:
                 self.opt("v", ",".join(items), "spec.execution.environment.vars")
-        for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
+        for key in ("secrets", "config_maps"):
             if getattr(env, key):
                 self.lost(
-                    f"spec.execution.environment.{wire}",
+                    f"spec.execution.environment.{camel(key)}",
                     "Kubernetes secrets and config maps do not exist on PBS",
                 )
 

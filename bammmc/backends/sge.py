@@ -28,8 +28,15 @@ from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import (
+    camel,
+    read_own,
+    report_foreign,
+    report_shadowed,
+    report_unsupported,
+)
 from bammmc.backends.container import (
+    container_losses,
     exec_arguments,
     in_container,
     one_line_image,
@@ -291,7 +298,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "metadata.labels": lost("qsub has no option for it"),
         "metadata.annotations": lost("qsub has no option for it"),
-        "metadata.clientId": EXACT,
+        "metadata.clientId": lost("qsub has no idempotency key for a submission"),
         "spec.schedule.queue": EXACT,
         "spec.schedule.priority": exact(
             "",
@@ -688,11 +695,14 @@ class SgeWriter:
         self.extras()
         self.unsupported()
         header = "".join(line + "\n" for line in head + shell_lines + self.lines)
-        return [OutputFile(header + body)]
+        text = header + body
+        report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
+        return [OutputFile(text)]
 
     def script(self) -> tuple[str, str]:
         ex = self.spec.execution
         shell = ex.shell if ex and ex.shell else "/bin/bash"
+        container_losses(ex, self.options.container_runtime, self.lost, self.approximated)
         body = ""
         shell_line = f"#!{shell}"
         if ex is not None and ex.script is not None:
@@ -1196,10 +1206,10 @@ class SgeWriter:
         if items:
             self.opt("v", ",".join(items), path=path)
         if env is not None:
-            for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
+            for key in ("secrets", "config_maps"):
                 if getattr(env, key):
                     self.lost(
-                        f"spec.execution.environment.{wire}",
+                        f"spec.execution.environment.{camel(key)}",
                         "Kubernetes secrets and config maps do not exist on Grid Engine",
                     )
 

@@ -15,7 +15,13 @@ from fractions import Fraction
 from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import (
+    camel,
+    read_own,
+    report_foreign,
+    report_shadowed,
+    report_unsupported,
+)
 from bammmc.backends.container import refuser, script_body
 from bammmc.backends.slurm_options import (
     EXT_FLAGS,
@@ -338,6 +344,7 @@ CAPABILITIES: Final = Capabilities(
                 ("sbatch takes one of --mem, --mem-per-cpu, --mem-per-gpu; `--mem` is written"),
                 "W201",
             ),
+            ("rounded up to whole MiB (3720M)", "W301"),
         ),
         "spec.extensions.slurm.gpu_bind": EXACT,
         "spec.extensions.slurm.gres_flags": EXACT,
@@ -348,15 +355,16 @@ CAPABILITIES: Final = Capabilities(
             ("every component of a Slurm job runs the one batch script", "W201"),
             ("rounded up to whole MiB (244141M)", "W301"),
         ),
-        "spec.extensions.slurm.mem": EXACT,
+        "spec.extensions.slurm.mem": exact("", ("rounded up to whole MiB (57221M)", "W301")),
         "spec.extensions.slurm.mem_per_cpu": exact(
             "",
             (
                 ("sbatch takes one of --mem, --mem-per-cpu, --mem-per-gpu; `--mem` is written"),
                 "W201",
             ),
+            ("rounded up to whole MiB (3720M)", "W301"),
         ),
-        "spec.extensions.slurm.tmp": EXACT,
+        "spec.extensions.slurm.tmp": exact("", ("rounded up to whole MiB (57221M)", "W301")),
         "spec.extensions.slurm.nodes": EXACT,
         "spec.extensions.slurm.nodelist": EXACT,
         "spec.extensions.slurm.exclude": EXACT,
@@ -536,7 +544,9 @@ def write(
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
-    return [OutputFile("\n".join(w.lines) + "\n" + script)]
+    text = "\n".join(w.lines) + "\n" + script
+    report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")
+    return [OutputFile(text)]
 
 
 def _component(
@@ -588,6 +598,10 @@ def _component(
         w.opt("nodes", res.nodes, f"{prefix}.resources.nodes")
     elif placement is not None and placement.topology == "pack":
         w.opt("nodes", 1, f"{prefix}.placement.topology")
+        w.approximated(
+            f"{prefix}.placement.topology",
+            "`pack` is written as `--nodes=1`: every task on one node",
+        )
     gpus_per_task = (
         res.gpu is not None
         and res.gpu.count is not None
@@ -621,7 +635,10 @@ def _component(
     _memory(w, res, ext, cpus, prefix)
     _gpus(w, res, ext, prefix)
     if ext.tmp is not None:
-        w.opt("tmp", slurm_size(ext.tmp.bytes)[0])
+        text, exact = slurm_size(ext.tmp.bytes)
+        w.opt("tmp", text)
+        if not exact:
+            w.approximated("spec.extensions.slurm.tmp", f"rounded up to whole MiB ({text})")
     elif res.disk_per_task is not None:
         per_node = res.disk_per_task.bytes * (res.tasks_per_node or 1)
         w.opt("tmp", slurm_size(per_node)[0], f"{prefix}.resources.diskPerTask")
@@ -692,7 +709,13 @@ def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -
     given = [(size, name, zero) for size, name, zero in written if size is not None]
     if given:  # the option as it was written wins (SPLAT: extensions take precedence)
         size, name, zero = given[0]
-        w.opt(name, zero if size.bytes == 0 else slurm_size(size.bytes)[0])
+        text, exact = slurm_size(size.bytes)
+        w.opt(name, zero if size.bytes == 0 else text)
+        if not exact:
+            w.approximated(
+                f"spec.extensions.slurm.{name.replace('-', '_')}",
+                f"rounded up to whole MiB ({text})",
+            )
         for _, other, _ in given[1:]:
             w.lost(
                 f"spec.extensions.slurm.{other.replace('-', '_')}",
@@ -1008,10 +1031,10 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
                 "the raw `--export` of extensions.slurm is written instead",
             )
         if env is not None:
-            for key, wire in (("secrets", "secrets"), ("config_maps", "configMaps")):
+            for key in ("secrets", "config_maps"):
                 if getattr(env, key):
                     w.lost(
-                        f"spec.execution.environment.{wire}",
+                        f"spec.execution.environment.{camel(key)}",
                         "Kubernetes secrets and config maps do not exist on Slurm",
                     )
         return

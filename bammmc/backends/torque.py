@@ -34,7 +34,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "metadata.labels": lost("qsub has no option for it"),
         "metadata.annotations": lost("qsub has no option for it"),
-        "metadata.clientId": EXACT,
+        "metadata.clientId": lost("qsub has no idempotency key for a submission"),
         "spec.schedule.queue": EXACT,
         "spec.schedule.priority": exact(
             "",
@@ -226,45 +226,13 @@ CAPABILITIES: Final = Capabilities(
         "spec.placement.nodeSelector": lost("qsub has no option for it"),
         "spec.placement.tolerations": lost("qsub has no option for it"),
         "spec.placement.affinity": lost("qsub has no option for it"),
-        "spec.placement.topologySpread": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.place` is written instead, and it says "
-                    "something else for Torque"
-                ),
-                "W301",
-            ),
-        ),
-        "spec.placement.topology": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.place` is written instead, and it says "
-                    "something else for Torque"
-                ),
-                "W301",
-            ),
-        ),
-        "spec.placement.groupBy": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.place` is written instead, and it says "
-                    "something else for Torque"
-                ),
-                "W301",
-            ),
-        ),
+        "spec.placement.topologySpread": lost("a Kubernetes concept; qsub has no option"),
+        "spec.placement.topology": lost("Torque has no `place=`", by_writer=True),
+        "spec.placement.groupBy": lost("Torque has no `place=`", by_writer=True),
         "spec.placement.constraint": exact(
             "",
-            (
-                (
-                    "the raw `extensions.pbs.place` is written instead, and it says "
-                    "something else for Torque"
-                ),
-                "W301",
-            ),
+            ("Torque node properties go in `-l nodes=`, which this job does not request", "W201"),
+            ("Torque node properties are plain words joined by `:`", "W301"),
         ),
         "spec.placement.prefer": lost("qsub has no option for it"),
         "spec.placement.exclusive": exact(
@@ -349,17 +317,23 @@ CAPABILITIES: Final = Capabilities(
         "spec.volumes": lost("qsub has no option for it"),
         "spec.workloadType": lost("qsub has no option for it"),
         "spec.distributedFramework": lost("qsub has no option for it"),
-        "spec.extensions.pbs.place": EXACT,
+        "spec.extensions.pbs.place": lost("Torque has no `place=`", by_writer=True),
         "spec.extensions.pbs.stagein": EXACT,
         "spec.extensions.pbs.stageout": EXACT,
         "spec.extensions.pbs.aoe": EXACT,
         "spec.extensions.pbs.checkpoint_interval": EXACT,
         "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
-        "spec.extensions.pbs.ompthreads_per_chunk": EXACT,
+        "spec.extensions.pbs.ompthreads_per_chunk": lost(
+            "Torque has no threads per node", by_writer=True
+        ),
         "spec.extensions.pbs.mixed_chunks": EXACT,
         "spec.extensions.pbs.server": EXACT,
-        "spec.extensions.pbs.select": EXACT,
-        "spec.extensions.pbs.nodes": EXACT,
+        "spec.extensions.pbs.select": exact(
+            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        ),
+        "spec.extensions.pbs.nodes": exact(
+            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        ),
         "spec.extensions.pbs.cput": EXACT,
         "spec.extensions.pbs.pcput": EXACT,
         "spec.extensions.pbs.mem": EXACT,

@@ -31,11 +31,14 @@ def suggestions(name: str, candidates: Iterable[str], limit: int = 3) -> list[st
     ['walltime']
     """
     scored = []
+    limit_d = max(1, min(3, len(name) // 3))
     for cand in candidates:
-        d = distance(name, cand)
-        limit_d = max(1, min(3, len(name) // 3))
-        if d <= limit_d or (cand.lower().startswith(name.lower()) and len(name) >= 3):
-            scored.append((d, cand))
+        if cand.lower().startswith(name.lower()) and len(name) >= 3:
+            scored.append((len(cand) - len(name), cand))  # the distance to a prefix
+        elif abs(len(cand) - len(name)) <= limit_d:  # never nearer than the lengths differ:
+            d = distance(name, cand)  # a 10 000-character name is not compared letter by letter
+            if d <= limit_d:
+                scored.append((d, cand))
     scored.sort()
     return [c for _, c in scored[:limit]]
 

@@ -303,6 +303,14 @@ def compose(
                 end=(span.start or 0) + 1,
             )
         problem = (exc.problem or "invalid YAML").rstrip(".")
+        if "maximum nesting depth" in problem:  # libyaml's own limit on flow collections
+            reporter.report(
+                "E006",
+                f"YAML nesting deeper than {max_depth} levels",
+                span,
+                help="a job description is never this deep; check the file is a job",
+            )
+            return []
         notes = (f"{exc.context}",) if exc.context else ()
         help_text = "check indentation, quoting and the `key: value` form on this line"
         if mark is not None and text[mark.index : mark.index + 1] == "\t":

@@ -134,3 +134,74 @@ def get_path(job: Job, path: str) -> Any:
             return None
         node = getattr(node, names[part])
     return node
+
+
+def related(path: str, field: str) -> bool:
+    """Is a diagnostic about ``field`` about the leaf ``path``? It is when ``field`` is the
+    leaf itself, a parent of it, or a part of its value (`spec.dependencies[1]` of a leaf
+    `spec.dependencies` that one directive set, `…vars.KEY` of a map). The rule of
+    ``--explain`` (bammmc/explain.py) and of the honesty test (tests/test_honesty.py).
+
+    >>> related("spec.resources.gpu.type", "spec.resources.gpu")
+    True
+    >>> related("spec.dependencies", "spec.dependencies[1]")
+    True
+    >>> related("spec.resources.gpu", "spec.resources.gpuX"), related("spec.tasks", "spec")
+    (False, True)
+    """
+    return (
+        path == field
+        or path.startswith((field + ".", field + "["))
+        or field.startswith((path + ".", path + "["))
+    )
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Do two field values mean the same? Typed values compare by meaning (`4Gi` is `4096Mi`,
+    `PT1H` is `3600`), not by spelling as ``==`` does; structs, maps and lists item by item.
+
+    >>> from bammmc.ir.values import Size
+    >>> four, same_four = Size.parse("4Gi"), Size.parse("4096Mi")
+    >>> same_value(four, same_four), four == same_four
+    (True, False)
+    >>> same_value({"a": [1, True]}, {"a": [1, 1]})
+    False
+    """
+    from bammmc.ir.values import Value
+
+    if isinstance(a, Value) or isinstance(b, Value):
+        return type(a) is type(b) and _meaning(a) == _meaning(b)
+    if isinstance(a, msgspec.Struct) or isinstance(b, msgspec.Struct):
+        return type(a) is type(b) and same_value(
+            msgspec.structs.asdict(a), msgspec.structs.asdict(b)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+def _meaning(value: Any) -> Any:
+    from bammmc.ir import values as v
+
+    if isinstance(value, v.Size):
+        return (value.bytes, value.scope)
+    if isinstance(value, v.Cpu):
+        return value.cores
+    if isinstance(value, v.Count):
+        return (value.amount, value.scope)
+    if isinstance(value, v.Duration):
+        return value.seconds
+    if isinstance(value, v.IndexSpec):  # the indices, however the ranges are cut
+        indices = tuple(sorted(set(value))) if len(value) <= 100_000 else value.ranges
+        return (indices, value.throttle)
+    if isinstance(value, v.Template):
+        return value.parts
+    if isinstance(value, v.Signal):
+        return (value.number, value.seconds)
+    if isinstance(value, v.DateTime):
+        return value.value
+    return value.raw

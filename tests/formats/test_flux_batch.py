@@ -472,3 +472,23 @@ def test_a_script_without_shebang_is_noted() -> None:
     assert "W409" in codes
     out, _ = bammmc.convert("#flux: -N1\nhostname\n", "flux-batch", "flux-batch")
     assert out is not None and out.startswith("#!/bin/sh\n#flux: --nodes=1\n")
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
+
+HONEST_FLUX_BATCH = [
+    # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    ("{schedule: {priority: 256}}", "flux-batch", {("W301", "spec.schedule.priority")}),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "expected"), HONEST_FLUX_BATCH)
+def test_silent_losses_are_reported(
+    spec_yaml: str, target: str, expected: set[tuple[str, str]]
+) -> None:
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    _, diags = bammmc.emit(job, target)
+    assert expected <= {(d.code, d.field) for d in diags}

@@ -748,3 +748,33 @@ def test_nodes_and_tasks_become_ptile() -> None:
     assert '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
     _, diags = bammmc.emit(splat("  resources:\n    tasks: 9\n    nodes: 4\n"), "lsf")
     assert codes(diags) == [("W301", "spec.resources.tasks")]
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
+
+HONEST_LSF = [
+    # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    ("{schedule: {priority: 3}}", "lsf", {("W301", "spec.schedule.priority")}),
+    (
+        "{fileStaging: {checkpointFiles: [a]}}",
+        "lsf",
+        {("W201", "spec.fileStaging.checkpointFiles")},
+    ),
+    (
+        "{execution: {script: 'echo', container: {image: img, imagePullSecrets: [s]}}}",
+        "lsf",
+        {("W201", "spec.execution.container.imagePullSecrets")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "expected"), HONEST_LSF)
+def test_silent_losses_are_reported(
+    spec_yaml: str, target: str, expected: set[tuple[str, str]]
+) -> None:
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    _, diags = bammmc.emit(job, target)
+    assert expected <= {(d.code, d.field) for d in diags}

@@ -132,6 +132,26 @@ READ = [
         ),
     ),
     ("pbs", "-W depend=before:5", spec(extensions={"pbs": {"dependency": "before:5"}})),
+    # `place` without `select` is the placement all the same (the writer writes a job without
+    # resources that way; it was read as an unknown resource, found by tests/test_honesty.py)
+    (
+        "pbs",
+        "-l place=scatter:excl:group=rack",
+        spec(placement={"topology": "scatter", "exclusive": True, "groupBy": "rack"}),
+    ),
+    # every `-W` line applies: each attribute is an option of its own (the writer writes one
+    # line per attribute; the reader kept only the last line, found by tests/test_honesty.py)
+    *(
+        (
+            fmt,
+            "-W depend=afterok:12\n#PBS -W group_list=g1\n#PBS -W umask=022,umask=027",
+            spec(
+                dependencies=[{"scheme": "afterok", "value": "12"}],
+                extensions={"pbs": {"group_list": "g1", "umask": "027"}},
+            ),
+        )
+        for fmt in ("pbs", "torque")
+    ),
     (
         "pbs",
         "-W stagein=in.dat@host:/data/in.dat",
@@ -460,3 +480,65 @@ def test_slurm_uneven_tasks_survive_pbs_and_back() -> None:
     assert back is not None
     for option in ("--nodes=3", "--ntasks=10", "--ntasks-per-node=4", "--cpus-per-task=2"):
         assert any(line.startswith(f"#SBATCH {option}") for line in back.splitlines()), back
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
+
+HONEST_PBS = [
+    # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    (
+        "{execution: {script: 'echo', container: {image: img, imagePullPolicy: Always}}}",
+        "pbs",
+        {("W201", "spec.execution.container.imagePullPolicy")},
+    ),
+    # Torque has no place=: exclusive is -n, the rest is lost
+    (
+        "{placement: {topology: scatter, groupBy: rack}}",
+        "torque",
+        {("W201", "spec.placement.topology"), ("W201", "spec.placement.groupBy")},
+    ),
+    ("{placement: {constraint: ib}}", "torque", {("W201", "spec.placement.constraint")}),
+    (
+        "{resources: {nodes: 2, tasksPerNode: 4, tasks: 8, cpusPerTask: 2}}",
+        "torque",
+        {("W301", "spec.resources.tasksPerNode"), ("W301", "spec.resources.tasks")},
+    ),
+    (
+        "{extensions: {pbs: {ompthreads_per_chunk: 2, mixed_chunks: '1:ncpus=2+2:ncpus=4'}}}",
+        "pbs",
+        {("W201", "spec.extensions.pbs.ompthreads_per_chunk")},
+    ),
+    (
+        "{extensions: {pbs: {select: '2:ncpus=4', mixed_chunks: '1:ncpus=2+2:ncpus=4'}}}",
+        "pbs",
+        {("W201", "spec.extensions.pbs.select")},
+    ),
+    (
+        "{placement: {topologySpread: [{maxSkew: 1}]}}",
+        "pbs",
+        {("W201", "spec.placement.topologySpread")},
+    ),
+    (
+        "{fileStaging: {checkpointFiles: [a]}}",
+        "pbs",
+        {("W201", "spec.fileStaging.checkpointFiles")},
+    ),
+    # the raw extensions.pbs form, written instead, says something else than the field
+    (
+        "{placement: {groupBy: switch}, extensions: {pbs: {place: 'scatter:group=rack'}}}",
+        "pbs",
+        {("W301", "spec.placement.groupBy")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "expected"), HONEST_PBS)
+def test_silent_losses_are_reported(
+    spec_yaml: str, target: str, expected: set[tuple[str, str]]
+) -> None:
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    _, diags = bammmc.emit(job, target)
+    assert expected <= {(d.code, d.field) for d in diags}

@@ -707,3 +707,32 @@ def test_priority_uses_the_priority_band() -> None:
     job, _ = lower(scan(text, reporter), reporter, band=PriorityBand(0, 100))
     assert job is not None and job.spec and job.spec.schedule
     assert job.spec.schedule.priority == 100
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
+
+HONEST_SGE = [
+    # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    (
+        "{execution: {script: 'echo', container: {image: img, command: [x]}}}",
+        "sge",
+        {("W201", "spec.execution.container.command")},
+    ),
+    (
+        "{execution: {environment: {configMaps: [{name: A, configMapName: c, configMapKey: k}]}}}",
+        "sge",
+        {("W201", "spec.execution.environment.configMaps")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "expected"), HONEST_SGE)
+def test_silent_losses_are_reported(
+    spec_yaml: str, target: str, expected: set[tuple[str, str]]
+) -> None:
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    _, diags = bammmc.emit(job, target)
+    assert expected <= {(d.code, d.field) for d in diags}

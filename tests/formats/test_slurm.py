@@ -102,6 +102,13 @@ READ = [
     ("mem units: GB is G", "--mem-per-cpu=4GB", spec(resources={"memoryPerTask": "4Gi"})),
     ("mem default unit is MiB", "--mem-per-cpu=4096", spec(resources={"memoryPerTask": "4Gi"})),
     ("mem K rounds up to MiB", "--mem-per-cpu=100K", spec(resources={"memoryPerTask": "1Mi"})),
+    # one task never spans nodes: --mem is its memory (the writer writes a one-task job with
+    # GPUs per task so; the reader left memoryPerTask unset, found by tests/test_honesty.py)
+    (
+        "one task: mem is its memory",
+        "-n 1 --mem=8G --gpus-per-task=2",
+        spec(resources={"memoryPerTask": "8Gi", "tasks": 1}),
+    ),
     (
         "single node: mem over tasks",
         "-N 1 -n 4 --mem=16G",
@@ -676,3 +683,70 @@ def test_memory_written(resources: str, line: str) -> None:
     back, _ = bammmc.parse(out, "slurm")  # and reads back as the same memory per task
     assert back is not None and back.spec and back.spec.resources
     assert back.spec.resources.memory_per_task == job.spec.resources.memory_per_task  # type: ignore[union-attr]
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
+
+HONEST_SLURM = [
+    # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # the container's pull policy, secrets and command do not reach `apptainer exec`
+    (
+        "{execution: {script: 'echo hi', container: {image: img, imagePullPolicy: Always, "
+        "imagePullSecrets: [s], command: [run]}}}",
+        "slurm",
+        {
+            ("W201", "spec.execution.container.imagePullPolicy"),
+            ("W201", "spec.execution.container.imagePullSecrets"),
+            ("W201", "spec.execution.container.command"),
+        },
+    ),
+    # args without a command: `exec` runs them as the command, not the image's entrypoint
+    (
+        "{execution: {container: {image: img, args: [a]}}}",
+        "slurm",
+        {("W301", "spec.execution.container.args")},
+    ),
+    # a shell the script's own `#!` line overrides
+    (
+        '{execution: {script: "#!/bin/sh\\necho\\n", shell: /bin/zsh}}',
+        "slurm",
+        {("W201", "spec.execution.shell")},
+    ),
+    # `pack` becomes --nodes=1
+    ("{placement: {topology: pack}}", "slurm", {("W301", "spec.placement.topology")}),
+    # a raw size sbatch can only say in whole MiB
+    (
+        "{extensions: {slurm: {mem: 1000M, tmp: 1000M}}}",
+        "slurm",
+        {("W301", "spec.extensions.slurm.mem"), ("W301", "spec.extensions.slurm.tmp")},
+    ),
+    # the raw extensions.slurm form, written instead, says something else than the field
+    (
+        "{schedule: {priority: 750}, extensions: {slurm: {priority: TOP}}}",
+        "slurm",
+        {("W301", "spec.schedule.priority")},
+    ),
+    (
+        "{placement: {exclusive: true}, extensions: {slurm: {exclusive: user}}}",
+        "slurm",
+        {("W301", "spec.placement.exclusive")},
+    ),
+    # the field path is the wire name (it was `config_maps`)
+    (
+        "{execution: {environment: {configMaps: [{name: A, configMapName: c, configMapKey: k}]}}}",
+        "slurm",
+        {("W201", "spec.execution.environment.configMaps")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "expected"), HONEST_SLURM)
+def test_silent_losses_are_reported(
+    spec_yaml: str, target: str, expected: set[tuple[str, str]]
+) -> None:
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    _, diags = bammmc.emit(job, target)
+    assert expected <= {(d.code, d.field) for d in diags}

@@ -17,7 +17,7 @@ from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_batch import scan
 from bammmc.ir.job import API_VERSION, Job
 from tests.conftest import FluxBatchOracle
-from tests.property.test_splat_props import documents
+from tests.strategies import documents
 
 SETTINGS = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -8,7 +8,6 @@ jobs (the SPLAT job strategy of tests/property/test_splat_props.py). Docs: docs/
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
@@ -21,14 +20,7 @@ from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir.job import Job
 from bammmc.pipeline import compile_text, emit_job, get_format
 from bammmc.registry import FORMATS
-
-#: the SPLAT job strategy of the SPLAT properties (tests/property/test_splat_props.py), from the
-#: module that defines it (it is moving to tests/strategies.py)
-documents = importlib.import_module(
-    "tests.strategies"
-    if (Path(__file__).parent.parent / "strategies.py").is_file()
-    else "tests.property.test_splat_props"
-).documents
+from tests.strategies import documents
 
 ROOT = Path(__file__).parent.parent.parent
 EXAMPLES = [*sorted((ROOT / "examples").glob("*.yaml")), ROOT / "examples" / "hello.sbatch"]

@@ -1,25 +1,42 @@
-"""No traceback, for every registered format: mutated real-world files (byte flips, truncation,
-line shuffles and duplicates, CRLF, NUL bytes, huge numbers, deep nesting) read to a job or to
-coded diagnostics, and a job that reads is written to its own format without an exception.
+"""No traceback, for every registered format: mutated seed files (byte flips, truncation,
+line shuffles and duplicates, CRLF, NUL bytes, invalid UTF-8, huge numbers, deep nesting) read
+to a job or to coded diagnostics within a time bound, and a job that reads is written to its
+own format without an exception.
 
-A first piece of issue #9; the seeds are ../shared/corpus (read, never copied), per format.
+The seeds are the project's own ``corpus/<format>/`` (written by us, so every machine fuzzes
+every format) and ``../shared/corpus`` when it is there (read, never copied). The mutations are
+one function, :func:`mutate`, that draws through a :class:`Pick`; Hypothesis draws here, and
+``tools/fuzz.py`` (the long run, docs/robustness.md) draws from a seeded ``random.Random``.
+
+``BAMMMC_FUZZ_EXAMPLES`` sets the number of examples per format (CI: the default below).
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bammmc
+from bammmc.diagnostics.model import Reporter
 from bammmc.registry import FORMATS
+from bammmc.source import decode_text
 from tests.conftest import CORPUS, ROOT
 
-#: where each format's seed files are (the first that exists)
-SEEDS: dict[str, list[Path]] = {
-    "splat": sorted((ROOT / "examples").glob("*.yaml")),
+T = TypeVar("T")
+
+#: the project's own seeds: corpus/<format>/ (corpus/README.md)
+OWN = ROOT / "corpus"
+
+#: where each format's seed files are in ../shared/corpus (when it is here)
+SHARED_SEEDS: dict[str, list[Path]] = {
+    "splat": [],
     "slurm": sorted((CORPUS / "slurm").glob("*"))[:25],
     "pbs": sorted((CORPUS / "pbs").glob("*"))[:15],
     "torque": sorted((CORPUS / "torque").glob("*"))[:10],
@@ -30,71 +47,138 @@ SEEDS: dict[str, list[Path]] = {
     "flux-batch": sorted((CORPUS / "flux" / "batch" / "valid").glob("*")),
 }
 
+
+def seeds(fmt: str) -> list[Path]:
+    """Every seed file of ``fmt``: its own corpus folder, the examples (SPLAT), the shared one."""
+    own = sorted(p for p in (OWN / fmt).glob("*") if p.is_file())
+    if fmt == "splat":
+        own += sorted((ROOT / "examples").glob("*.yaml"))
+    return own + [p for p in SHARED_SEEDS.get(fmt, []) if p.is_file()]
+
+
+#: examples per format (CI budget: docs/robustness.md); the long run is tools/fuzz.py
+EXAMPLES = int(os.environ.get("BAMMMC_FUZZ_EXAMPLES", "150"))
+#: no input may take longer than this to read and write back (seconds)
+TIME_BOUND = 2.0
+
 SETTINGS = settings(
     derandomize=True,
     deadline=None,
-    max_examples=150,
+    max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
+KINDS = ["flip", "truncate", "shuffle", "duplicate", "crlf", "nul", "utf8", "number", "nest"]
+FLIP_CHARS = "\\\"'#$%{}[]():=@-\t\n\r\x00é&*|>!`;"
+BAD_UTF8 = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80", b"\xfe\xff"]
+NUMBERS = ["9" * 40, "-1", "0", "1e309", "0x7fffffffffffffff", "99999999999999999999G", "-0"]
 
-def test_every_format_has_seeds() -> None:
-    """A new format must bring its seeds here (a test that cannot forget one)."""
-    assert set(FORMATS) <= set(SEEDS)
+
+class Pick(Protocol):
+    """What :func:`mutate` draws from (Hypothesis' ``draw`` or a seeded ``random.Random``)."""
+
+    def integer(self, lo: int, hi: int) -> int: ...
+    def choice(self, options: Sequence[T]) -> T: ...
+    def permutation(self, items: list[T]) -> list[T]: ...
 
 
-@st.composite
-def mutated(draw: st.DrawFn, seeds: list[Path]) -> str:
-    text = draw(st.sampled_from(seeds)).read_bytes().decode("utf-8", errors="replace")
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(
-            st.sampled_from(
-                ["flip", "truncate", "shuffle", "duplicate", "crlf", "nul", "number", "nest"]
-            )
-        )
+def mutate(data: bytes, pick: Pick) -> bytes:
+    """One to four mutations of ``data``; bytes in, bytes out (invalid UTF-8 is one of them)."""
+    text = data.decode("utf-8", errors="replace")
+    bad: tuple[int, bytes] | None = None  # invalid UTF-8, put in after the text mutations
+    for _ in range(pick.integer(1, 4)):
+        kind = pick.choice(KINDS)
         lines = text.split("\n")
         if kind == "flip" and text:
-            i = draw(st.integers(0, len(text) - 1))
-            text = text[:i] + draw(st.sampled_from("\\\"'#$%{}[]():=@-\t\n\x00é")) + text[i + 1 :]
+            i = pick.integer(0, len(text) - 1)
+            text = text[:i] + pick.choice(FLIP_CHARS) + text[i + 1 :]
         elif kind == "truncate":
-            text = text[: draw(st.integers(0, len(text)))]
+            text = text[: pick.integer(0, len(text))]
         elif kind == "shuffle" and len(lines) > 1:
-            text = "\n".join(draw(st.permutations(lines)))
+            text = "\n".join(pick.permutation(lines))
         elif kind == "duplicate" and lines:
-            i = draw(st.integers(0, len(lines) - 1))
-            text = "\n".join(lines[: i + 1] + [lines[i]] * draw(st.integers(1, 50)) + lines[i:])
+            i = pick.integer(0, len(lines) - 1)
+            text = "\n".join(lines[: i + 1] + [lines[i]] * pick.integer(1, 50) + lines[i:])
         elif kind == "crlf":
             text = text.replace("\n", "\r\n")
         elif kind == "nul" and text:
-            i = draw(st.integers(0, len(text) - 1))
+            i = pick.integer(0, len(text) - 1)
             text = text[:i] + "\x00" + text[i:]
+        elif kind == "utf8":
+            bad = (pick.integer(0, len(text)), pick.choice(BAD_UTF8))
         elif kind == "number":
-            digits = draw(st.sampled_from(["9" * 40, "-1", "0", "1e309", "0x7fffffffffffffff"]))
-            text = "".join(
-                digits if c.isdigit() and draw(st.booleans()) else c for c in text[:4000]
-            )
+            digits = pick.choice(NUMBERS)
+            text = "".join(digits if c.isdigit() and pick.integer(0, 1) else c for c in text[:4000])
         elif kind == "nest" and text:
-            i = draw(st.integers(0, len(text) - 1))
-            depth = draw(st.integers(1, 400))
-            text = text[:i] + "[" * depth + "{" * depth + text[i:]
-    return text
+            i = pick.integer(0, len(text) - 1)
+            depth = pick.integer(1, 400)
+            text = text[:i] + pick.choice(["[", "{", "(", "- ", "'", '"']) * depth + text[i:]
+    if bad is None:
+        return text.encode()
+    i = min(bad[0], len(text))
+    return text[:i].encode() + bad[1] + text[i:].encode()
+
+
+class _Draw:
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def choice(self, options: Sequence[T]) -> T:
+        return self.draw(st.sampled_from(options))
+
+    def permutation(self, items: list[T]) -> list[T]:
+        return list(self.draw(st.permutations(items)))
+
+
+@st.composite
+def mutated(draw: st.DrawFn, files: list[Path]) -> bytes:
+    return mutate(draw(st.sampled_from(files)).read_bytes(), _Draw(draw))
+
+
+def check_one(data: bytes, fmt: str, target: str | None = None) -> Any:
+    """Read ``data`` as ``fmt`` (through the CLI's decoder) and write it back (and to
+    ``target``): a job or coded diagnostics, never an exception. Returns the job or None."""
+    reporter = Reporter("fuzz")
+    text = decode_text(data, reporter)
+    if text is None:
+        assert [d.code for d in reporter.diagnostics] == ["E002"], reporter.diagnostics
+        return None
+    job, diags = bammmc.parse(text, fmt, filename="fuzz")
+    assert job is not None or any(d.is_error for d in diags), diags
+    for d in diags:
+        assert d.code, d
+    if job is not None:
+        for dst in {fmt, target or fmt}:
+            _, out = bammmc.emit(job, dst)
+            for d in out:
+                assert d.code, d
+    return job
+
+
+def test_every_format_has_seeds() -> None:
+    """A new format must bring its seeds (corpus/<format>/): a test that cannot forget one."""
+    missing = [fmt for fmt in FORMATS if not any((OWN / fmt).glob("*"))]
+    assert not missing, f"no seed files in corpus/<format>/ for {missing}"
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_mutated_files_never_crash(fmt: str) -> None:
-    seeds = [p for p in SEEDS.get(fmt, []) if p.is_file()]
-    if not seeds:
-        pytest.skip(f"no seed files for {fmt} (../shared/corpus is not here)")
+    files = seeds(fmt)
+    assert files, f"no seed files for {fmt}"
+    targets = sorted(FORMATS)
+    for path in files[:1]:  # build the parsers before the clock starts
+        check_one(path.read_bytes(), fmt)
 
     @SETTINGS
-    @given(mutated(seeds))
-    def run(text: str) -> None:
-        job, diags = bammmc.parse(text, fmt, filename="fuzz")
-        assert job is not None or any(d.is_error for d in diags)
-        for d in diags:
-            assert d.code, d
-        if job is not None:
-            bammmc.emit(job, fmt)
+    @given(mutated(files), st.sampled_from(targets))
+    def run(data: bytes, target: str) -> None:
+        start = time.perf_counter()
+        check_one(data, fmt, target)
+        took = time.perf_counter() - start
+        assert took < TIME_BOUND, f"{took:.2f} s for one input"
 
     run()
 

@@ -74,17 +74,25 @@ def lower(
     torque = script.dialect == "torque"
     last: dict[str, Occurrence] = {}
     resources: list[tuple[str, str, Occurrence]] = []
+    attributes: list[Occurrence] = []
     for occ in script.options:
         if occ.name == "l":
             resources += _resource_list(occ, reporter)
+        elif occ.name == "W":
+            # each `-W` attribute is an option of its own (qsub.c keeps one flag per
+            # attribute: depend, stagein, group_list…): every `-W` line applies, and the
+            # last one naming an attribute sets it
+            attributes.append(occ)
+            last.setdefault("W", occ)
         else:
             last[occ.name] = occ  # within the script, the last occurrence wins (qsub.c)
     other: dict[str, str] = {}
     for letter, occ in last.items():
-        try:
-            _option(letter, occ, b, torque, other)
-        except Invalid:
-            continue
+        for each in attributes if letter == "W" else [occ]:
+            try:
+                _option(letter, each, b, torque, other)
+            except Invalid:
+                continue
     with contextlib.suppress(Invalid):
         _resources(resources, b, torque)
     _job_memory(b)
@@ -434,6 +442,10 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         _select(*select, b)
         if place is not None:
             _place(*place, b)
+    elif place is not None and not torque:
+        # `place` stands on its own: qsub takes it without a `select` (the server's default
+        # chunk), and the writer writes one that way
+        _place(*place, b)
     elif place is not None:
         extra["place"] = place[0]
     if nodes is not None:

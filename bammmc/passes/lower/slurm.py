@@ -677,8 +677,8 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
             per_node_tasks = min(per_node_tasks, tasks)  # fewer tasks than a node may hold
         elif per_node_tasks is None and tasks is None:
             per_node_tasks = 1  # sbatch's default: one task on each node
-        elif per_node_tasks is None and nodes == 1:
-            per_node_tasks = tasks
+        elif per_node_tasks is None and (nodes == 1 or tasks == 1):
+            per_node_tasks = tasks  # one node, or one task (which never spans nodes)
         elif (
             per_node_tasks is None
             and tasks == nodes
