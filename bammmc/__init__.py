@@ -50,14 +50,22 @@ def parse(
     return (compiled.job if compiled else None), diagnostics
 
 
-def emit(job: Job, fmt: str, *, priority_range: str | None = None) -> tuple[str, list[Diagnostic]]:
-    """Write ``job`` in format ``fmt``; returns the main file's text (`emit_files` for all)."""
-    files, diagnostics = emit_files(job, fmt, priority_range=priority_range)
+def emit(
+    job: Job, fmt: str, *, priority_range: str | None = None, preserve: bool = False
+) -> tuple[str, list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``; returns the main file's text (`emit_files` for all).
+    ``preserve`` embeds what the target cannot express, as ``--preserve`` does."""
+    files, diagnostics = emit_files(job, fmt, priority_range=priority_range, preserve=preserve)
     return files[0][1], diagnostics
 
 
 def emit_files(
-    job: Job, fmt: str, *, priority_range: str | None = None, stem: str = "job"
+    job: Job,
+    fmt: str,
+    *,
+    priority_range: str | None = None,
+    stem: str = "job",
+    preserve: bool = False,
 ) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
     """Write ``job`` in format ``fmt``: every file, main file first, as ``(suffix, text)``.
 
@@ -68,7 +76,7 @@ def emit_files(
     from bammmc.pipeline import emit_job, get_format
 
     reporter = Reporter()
-    options = WriteOptions(band=_band(priority_range), script_stem=stem)
+    options = WriteOptions(band=_band(priority_range), script_stem=stem, preserve=preserve)
     files = emit_job(job, get_format(fmt), reporter, None, options)
     return [(f.suffix, f.text) for f in files], reporter.diagnostics
 
@@ -80,12 +88,13 @@ def convert(
     *,
     filename: str | None = None,
     priority_range: str | None = None,
+    preserve: bool = False,
 ) -> tuple[str | None, list[Diagnostic]]:
     """Convert ``text`` from format ``src`` (``None``: detect) to ``dst``; ``None`` on error.
     The target's diagnostics point at the source text that set each field. Returns the main
     file's text (`convert_files` for all)."""
     files, diagnostics = convert_files(
-        text, src, dst, filename=filename, priority_range=priority_range
+        text, src, dst, filename=filename, priority_range=priority_range, preserve=preserve
     )
     return (files[0][1] if files is not None else None), diagnostics
 
@@ -98,6 +107,7 @@ def convert_files(
     filename: str | None = None,
     priority_range: str | None = None,
     stem: str = "job",
+    preserve: bool = False,
 ) -> tuple[list[tuple[str, str]] | None, list[Diagnostic]]:
     """`convert`, returning every file the target needs, main file first, as
     ``(suffix, text)``; ``None`` on error.
@@ -116,7 +126,7 @@ def convert_files(
     if compiled is None or compiled.job is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
     reporter = Reporter(filename)
-    options = WriteOptions(band=_band(priority_range), script_stem=stem)
+    options = WriteOptions(band=_band(priority_range), script_stem=stem, preserve=preserve)
     files = emit_job(compiled.job, get_format(dst), reporter, compiled.source_map, options)
     return [(f.suffix, f.text) for f in files], diagnostics + reporter.diagnostics
 

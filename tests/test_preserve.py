@@ -127,6 +127,22 @@ def test_flux_block_is_a_user_attribute(as_json: bool) -> None:
     assert back == job
 
 
+@pytest.mark.parametrize("fmt", ["slurm", "htcondor"])
+def test_the_library_api_preserves_too(fmt: str) -> None:
+    """`bammmc.convert(..., preserve=True)` is `--preserve`: SPLAT -> fmt -> SPLAT is exact."""
+    import bammmc
+
+    text = MPI.read_text()
+    plain, _ = bammmc.convert(text, "splat", fmt)
+    kept, _ = bammmc.convert(text, "splat", fmt, preserve=True)
+    assert plain is not None and kept is not None
+    assert "bammmc-preserve" in kept and "bammmc-preserve" not in plain
+    job, _ = bammmc.parse(text, "splat")
+    assert job is not None
+    assert bammmc.parse(kept, fmt)[0] == job
+    assert bammmc.emit(job, fmt, preserve=True)[0] == kept
+
+
 def test_splat_needs_no_block() -> None:
     job = source()
     kept, _ = write(job, "splat")
