@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bammmc.diagnostics.model import Diagnostic, Span
+from bammmc.ir.paths import related
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.pipeline import Compiled
 
@@ -123,16 +124,6 @@ def _leaves(source_map: SourceMap) -> list[str]:
     return [p for p in paths if p not in parents]
 
 
-def _related(path: str, field: str) -> bool:
-    """The diagnostic about ``field`` is about the row ``path``: the same field, a parent of it,
-    or a part of its value (`spec.dependencies[1]` of a row `spec.dependencies`)."""
-    return (
-        path == field
-        or path.startswith((field + ".", field + "["))
-        or field.startswith((path + ".", path + "["))
-    )
-
-
 def rows(
     compiled: Compiled,
     target: str,
@@ -162,7 +153,7 @@ def rows(
     for path in _leaves(smap):
         status, code, reason = "exact", None, None
         for field, (v_status, v_code, v_message) in verdicts.items():
-            if field is not None and _related(path, field):
+            if field is not None and related(path, field):
                 covered.add(field)
                 if _RANK[v_status] > _RANK[status]:
                     status, code, reason = v_status, v_code, v_message
