@@ -27,7 +27,7 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_arguments,
+    exec_words,
     in_container,
     one_line_image,
     refuser,
@@ -532,14 +532,7 @@ class PbsWriter:
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command: list[str] = []
-            if ex.executable is not None:
-                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
-            elif ex.container is not None:
-                command = [
-                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
-                ]
+            command = exec_words(ex, refuser(self.reporter))
             image = one_line_image(
                 ex.container.image if ex.container else None, refuser(self.reporter)
             )
