@@ -1340,9 +1340,6 @@ def write(
     return SgeWriter(job, reporter or Reporter(), options or WriteOptions()).write()
 
 
-__all__ = ["CAPABILITIES", "SgeWriter", "write"]
-
-
 def _without_script(job: Job | None) -> object:
     """A job read back, without its script (the `#$` lines are in it), for comparison."""
     if job is None or job.spec is None:
@@ -1351,3 +1348,6 @@ def _without_script(job: Job | None) -> object:
     if ex is not None:
         ex = msgspec.structs.replace(ex, script=None)
     return msgspec.structs.replace(job.spec, execution=ex)
+
+
+__all__ = ["CAPABILITIES", "SgeWriter", "write"]

@@ -67,10 +67,15 @@ def _walk(t: mi.Type, prefix: Leaf, seen: tuple[type, ...], out: list[Leaf]) -> 
 
 
 @functools.cache
+def _root() -> mi.Type:
+    return mi.type_info(Job)
+
+
+@functools.cache
 def string_leaves() -> tuple[Leaf, ...]:
     """Every string-valued leaf of the job model (str fields, list items, map keys and values,
     templates, the extensions' strings), in declaration order."""
-    root = mi.type_info(Job)
+    root = _root()
     assert isinstance(root, mi.StructType)
     out: list[Leaf] = []
     for f in root.fields:
@@ -88,7 +93,7 @@ def display(leaf: Leaf) -> str:
 
 def _type_at(leaf: Leaf) -> list[mi.Type]:
     """The types met along ``leaf``, one per step (the struct/list/dict option taken)."""
-    node: mi.Type = mi.type_info(Job)
+    node: mi.Type = _root()
     types: list[mi.Type] = []
     for step in leaf:
         options = _options(node)
@@ -158,6 +163,8 @@ def document(leaf: Leaf, value: str, *, script: bool = True) -> dict[str, Any]:
         else:
             if last:
                 node[step] = value
+                if not script and step == "arguments":  # the arguments of a program
+                    node["executable"] = "/bin/" + PLAIN
                 return doc
             if step not in node:
                 node[step] = _container(types[i + 1 :], here)
