@@ -82,8 +82,13 @@ SENTINELS = frozenset(
 )
 #: the reference value of a leaf: a plain one, which every target can carry
 PLAIN = "plain1"
-#: leaves that take only a checked form (the IR refuses anything else)
-PLAIN_FOR = {"spec.fileStaging.embeddedFiles[].permissions": "0644"}
+#: leaves that take only a checked form (the IR refuses anything else), and the remote side of
+#: a staged file, which PBS stages from `host:path` only
+PLAIN_FOR = {
+    "spec.fileStaging.embeddedFiles[].permissions": "0644",
+    "spec.fileStaging.inputs[].src": "host:plain1",
+    "spec.fileStaging.outputs[].dst": "host:plain1",
+}
 
 
 @functools.cache
@@ -412,6 +417,33 @@ def _splat(spec: dict[str, Any], **top: Any) -> Any:
             {},
             "E140",
         ),
+        # found by running every payload in every leaf: Slurm strips the backslashes of a file
+        # name (fname.c), PBS reads `-o host:path`, and qsub reads `#PBS` lines in front of the
+        # script's first command
+        (
+            "slurm",
+            {"execution": {"script": "#!/bin/sh\nrun\n"}, "output": {"stdout": "a\\b"}},
+            {},
+            "E140",
+        ),
+        ("slurm", {"execution": {"script": "#!/bin/sh\nrun\n", "stdin": "a\\b"}}, {}, "E140"),
+        (
+            "pbs",
+            {"execution": {"script": "#!/bin/sh\nrun\n"}, "output": {"stderr": "x:y"}},
+            {},
+            "E140",
+        ),
+        ("torque", {"execution": {"script": "#PBS -l walltime=99:00:00\nrun\n"}}, {}, "W301"),
+        ("pbs", {"execution": {"script": "#!/bin/sh\n  #PBS -J 1-9\nrun\n"}}, {}, "W301"),
+        (
+            "pbs",
+            {
+                "execution": {"script": "#!/bin/sh\nrun\n"},
+                "fileStaging": {"inputs": [{"src": "h:/a,b", "dst": "c"}]},
+            },
+            {},
+            "E140",
+        ),
         # a name `x[1-9]` is an LSF array: written with the brackets replaced (W301)
         (
             "lsf",
@@ -426,7 +458,11 @@ def test_injections_found(
 ) -> None:
     files, diags = bammmc.emit_files(_splat(spec, **top), target)
     assert code in {d.code for d in diags}, diags
-    if code == "W301":
+    if code == "W301" and target in ("pbs", "torque"):  # the `#PBS` lines are not read
+        again, _ = bammmc.parse(files[0][1], target)
+        assert again is not None and again.spec is not None
+        assert again.spec.array is None and again.spec.schedule is None
+    elif code == "W301":
         again, _ = bammmc.parse(files[0][1], target)
         assert again is not None and again.spec is not None and again.spec.array is None
 
