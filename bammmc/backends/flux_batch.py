@@ -522,8 +522,10 @@ def render(
     report_unsupported(w, job, CAPABILITIES, "flux batch")
     if spec.extensions:
         report_foreign(w, spec, ("flux",))
-    for match in _DIRECTIVE_LINE.finditer(body):
-        line = body.count("\n", 0, match.start()) + 1
+    # Flux reads the script in text mode: `\r` and `\r\n` end a line too (universal newlines)
+    as_read = body.replace("\r\n", "\n").replace("\r", "\n")
+    for match in _DIRECTIVE_LINE.finditer(as_read):
+        line = as_read.count("\n", 0, match.start()) + 1
         reporter.report(
             "E140",
             f"line {line} of the script body is a Flux directive line (`{match.group(0)}`); "

@@ -14,7 +14,8 @@ Two properties:
   scheduler's walltime/array directive in the fields users write most.
 
 HTCondor's own parser checks the submit files (tests/property/test_htcondor_injection.py);
-Slurm's own `sbatch` checks a sample of the scripts (:func:`test_sbatch_reads_no_injected_option`).
+Slurm's own `sbatch` checks a sample of the scripts (:func:`test_sbatch_reads_no_injected_option`),
+Flux's own directive parser the batch scripts (:func:`test_flux_reads_no_injected_directive`).
 """
 
 from __future__ import annotations
@@ -444,6 +445,9 @@ def _splat(spec: dict[str, Any], **top: Any) -> Any:
             {},
             "E140",
         ),
+        # Flux reads the script with universal newlines: a `\r` starts a line (Flux's own
+        # directive parser found it)
+        ("flux-batch", {"execution": {"script": "#!/bin/sh\nx\r#flux: -t 99h"}}, {}, "E140"),
         # a name `x[1-9]` is an LSF array: written with the brackets replaced (W301)
         (
             "lsf",
@@ -562,3 +566,29 @@ def test_yaml_line_breaks_are_escaped(target: str) -> None:
     assert again is not None and again.spec is not None and again.spec.extensions is not None
     assert again.spec.extensions.flux is not None
     assert again.spec.extensions.flux.shell_options == {value: value}
+
+
+def test_flux_reads_no_injected_directive(flux_batch_oracle: Any) -> None:
+    """Flux's own directive parser (flux-python's `directives.py`, reading the file with
+    universal newlines as `flux batch` does) on every string leaf's batch script, with two
+    payloads each in turn: no option that the plain value's script lacks, no more words."""
+    failures = []
+    checked = 0
+    for n, leaf in enumerate(string_leaves()):
+        plain = _written(leaf, PLAIN_FOR.get(display(leaf), PLAIN), "flux-batch")
+        if plain is None:
+            continue
+        ok, meant, error = flux_batch_oracle.parse(plain)
+        assert ok, (display(leaf), error, plain)
+        names = {a.split("=", 1)[0] for a in meant if a.startswith("-")}
+        for template in (PAYLOADS[n % len(PAYLOADS)], PAYLOADS[(n + 7) % len(PAYLOADS)]):
+            written = _written(leaf, template, "flux-batch")
+            if written is None:
+                continue  # refused (E140 …)
+            ok, got, error = flux_batch_oracle.parse(written)
+            checked += 1
+            more = {a.split("=", 1)[0] for a in got if a.startswith("-")} - names
+            if not ok or more or len(got) > len(meant):
+                failures.append(f"{display(leaf)}: {error or sorted(more)}\n{written[:300]}")
+    assert checked >= 300, checked
+    assert not failures, "\n".join(failures[:10])
