@@ -114,6 +114,32 @@ def compile_text(
     return out
 
 
+def refuse_nul(job: Job, fmt: Format, reporter: Reporter) -> None:
+    """E140 for every string of the job that holds a NUL character: no script, submit file or
+    scheduler (C strings all) carries one — sbatch refuses the script, a shell drops the rest
+    of the word. Only SPLAT, the IR's own text, keeps it (as an escape)."""
+    from bammmc.ir.paths import set_leaves
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in (*strings(k), *strings(v))]
+        if isinstance(value, list | tuple):
+            return [s for item in value for s in strings(item)]
+        raw = getattr(value, "raw", None)  # a typed value (a template) as written
+        return [raw] if isinstance(raw, str) else []
+
+    for path, value in set_leaves(job):
+        if any("\x00" in s for s in strings(value)):
+            reporter.report(
+                "E140",
+                f"`{path}` holds a NUL character, which no {fmt.name} file can carry",
+                field=path,
+                help="remove the NUL character from the value",
+            )
+
+
 def emit_job(
     job: Job,
     fmt: Format,
@@ -135,6 +161,8 @@ def emit_job(
         files = preserve.embed(job, fmt, write, options, own)
     else:
         files = fmt.writer().write(job, own, options)
+    if fmt.name != "splat":
+        refuse_nul(job, fmt, own)
     for diag in own.diagnostics:
         if diag.span is None and diag.field and source_map is not None:
             span = source_map.key(diag.field)

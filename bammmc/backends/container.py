@@ -54,6 +54,31 @@ def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) ->
     return arguments
 
 
+def exec_words(ex: Any, refuse: Callable[[str, str], None]) -> list[str]:
+    """The words of the `exec` line that runs the job's program (its executable and
+    arguments, else the container's command and args), quoted for the shell. A word with a line
+    break is an E140 through ``refuse``: the command would become several lines of the script,
+    and a later line can be a directive (`#$`, `#BSUB` anywhere in the file)."""
+    if ex.executable is not None:
+        program: list[tuple[str, str]] = [("spec.execution.executable", ex.executable)]
+    elif ex.container is not None:
+        program = [
+            (f"spec.execution.container.{key}[{i}]", word)
+            for key in ("command", "args")
+            for i, word in enumerate(getattr(ex.container, key) or ())
+        ]
+    else:
+        return []
+    for path, word in program:
+        if "\n" in word or "\r" in word:
+            refuse(path, "holds a line break: the command would become several lines of the script")
+    words = [shlex.quote(word) for _, word in program]
+    if ex.executable is not None:
+        arguments = exec_arguments(ex.arguments, refuse)
+        words += [arguments] if arguments else []
+    return words
+
+
 def container_losses(ex: Any, runtime: str, lost: Report, approximated: Report) -> None:
     """What of ``spec.execution.container`` a script-based target does not get when it runs
     the job in the image through ``runtime`` (or runs no image): the pull policy and secrets,
@@ -124,12 +149,7 @@ def script_body(
         elif ex.container is not None:
             lost("spec.execution.container", "a container without an image")
         return rest, first
-    command: list[str] = []
-    if ex.executable is not None:
-        arguments = exec_arguments(ex.arguments, refuse)
-        command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
-    elif ex.container is not None:
-        command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
+    command = exec_words(ex, refuse)
     image = one_line_image(ex.container.image if ex.container else None, refuse)
     if image:
         approximated(

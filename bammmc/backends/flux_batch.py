@@ -49,6 +49,7 @@ from bammmc.ir.values import Duration, Template
 SENTINEL: Final = "#flux:"
 #: template variable -> Flux mustache template (flux.md §8.2)
 MUSTACHE: Final = {"job_id": "{{id}}", "job_name": "{{name}}"}
+_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRIPLE: Final = re.compile(r"""["']{3}""")
 _SPECIAL: Final = re.compile(r"""([ \t"'\\#();<>|&])""")
 _DIRECTIVE_LINE: Final = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
@@ -521,8 +522,10 @@ def render(
     report_unsupported(w, job, CAPABILITIES, "flux batch")
     if spec.extensions:
         report_foreign(w, spec, ("flux",))
-    for match in _DIRECTIVE_LINE.finditer(body):
-        line = body.count("\n", 0, match.start()) + 1
+    # Flux reads the script in text mode: `\r` and `\r\n` end a line too (universal newlines)
+    as_read = body.replace("\r\n", "\n").replace("\r", "\n")
+    for match in _DIRECTIVE_LINE.finditer(as_read):
+        line = as_read.count("\n", 0, match.start()) + 1
         reporter.report(
             "E140",
             f"line {line} of the script body is a Flux directive line (`{match.group(0)}`); "
@@ -716,6 +719,16 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
         if env.inherit_from_submitter is False:
             w.opt("env", "-*", "spec.execution.environment.inheritFromSubmitter")
         for key, value in (env.vars or {}).items():
+            if not _ENV_NAME.fullmatch(key):  # `--env=RULE` reads the name up to the `=`
+                w.reporter.report(
+                    "E140",
+                    f"`{key}` cannot be written as the name of an `--env=NAME=VALUE` rule: Flux "
+                    "splits the rule at its first `=`, and a name with other characters than "
+                    "letters, digits and `_` is not read back as a variable",
+                    field=f"spec.execution.environment.vars.{key}",
+                    help="name the variable with letters, digits and `_`",
+                )
+                continue
             # `$` starts a substitution in an --env rule; `$$` is a literal `$`
             w.opt(
                 "env", f"{key}={value.replace('$', '$$')}", f"spec.execution.environment.vars.{key}"

@@ -31,7 +31,7 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_arguments,
+    exec_words,
     in_container,
     one_line_image,
     refuser,
@@ -528,14 +528,7 @@ class LsfWriter:
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command: list[str] = []
-            if ex.executable is not None:
-                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
-            elif ex.container is not None:
-                command = [
-                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
-                ]
+            command = exec_words(ex, refuser(self.reporter))
             image = one_line_image(
                 ex.container.image if ex.container else None, refuser(self.reporter)
             )
@@ -1052,6 +1045,9 @@ class LsfWriter:
         if '"' in value:
             self.lost(path, f'the job name `{value}` holds `"`, which `-w` cannot quote')
             return None
+        if "[" in value or "]" in value:  # `"name[1-9]"` is elements 1-9 of the array `name`
+            self.lost(path, f"the job name `{value}` holds brackets: `-w` reads array elements")
+            return None
         return f'"{value}"'
 
     def staging(self) -> None:
@@ -1247,8 +1243,13 @@ class LsfWriter:
             self.opt("ar")
         if ext.alloc_flags is not None:
             self.opt("alloc_flags", ext.alloc_flags)
+        from bammmc.frontends.lsf import OPTIONS
+
         for name, value in (ext.options or {}).items():
-            self.opt(name, value if value != "" else None)
+            if name in OPTIONS:
+                self.opt(name, value if value != "" else None)
+            else:  # a key that is no option would write words of its own (`x\n#BSUB -W 9`)
+                self.lost(f"spec.extensions.lsf.options.{name}", f"`-{name}` is not a bsub option")
         for key in ("frequency", "run_window"):
             if getattr(ext, key) is not None:
                 self.lost(

@@ -27,7 +27,7 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_arguments,
+    exec_words,
     in_container,
     one_line_image,
     refuser,
@@ -502,6 +502,14 @@ class PbsWriter:
             elif len(letter) == 1:
                 self.opt(letter, value or None)
         self.unsupported()
+        if _body_has_directives(body):
+            # qsub would read them over the converted options: a command first ends its scan
+            body = "true  # bammmc: qsub does not read the #PBS lines below\n" + body
+            self.approximated(
+                "spec.execution.script",
+                "the script holds #PBS lines before its first command; a `true` line is put in "
+                "front of them so that qsub ignores them",
+            )
         header = "".join(line + "\n" for line in self.lines)
         text = header + body
         fmt = self.TABLE.target
@@ -532,14 +540,7 @@ class PbsWriter:
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command: list[str] = []
-            if ex.executable is not None:
-                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
-            elif ex.container is not None:
-                command = [
-                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
-                ]
+            command = exec_words(ex, refuser(self.reporter))
             image = one_line_image(
                 ex.container.image if ex.container else None, refuser(self.reporter)
             )
@@ -966,6 +967,15 @@ class PbsWriter:
                             "PBS stages from `host:path` only",
                         )
                         continue
+                    if "@" in local or "," in local + remote:  # `local@host:remote,…`
+                        self.reporter.report(
+                            "E140",
+                            f"a file of `spec.fileStaging.{entries_attr}[{j}]` holds `@` or "
+                            f"`,`, which `-W {key}=local@host:remote,…` reads as its separators",
+                            field=f"spec.fileStaging.{entries_attr}[{j}]",
+                            help="rename the file",
+                        )
+                        continue
                     entries.append(f"{local}@{remote}")
             if entries:
                 self.opt("W", f"{key}=" + ",".join(entries), f"spec.fileStaging.{entries_attr}")
@@ -1003,7 +1013,16 @@ class PbsWriter:
                 "(job name and id) is used instead",
             )
             return
-        self.opt(letter, template.render(mapping), field)
+        rendered = template.render(mapping)
+        if ":" in rendered:  # `-o [host:]path`: the part before the first `:` is a host
+            self.reporter.report(
+                "E140",
+                f"`{field}` holds `:`: qsub reads `-{letter} host:path`, so the part before "
+                "the first `:` would name a host",
+                field=field,
+                help="remove the `:` from the file name",
+            )
+        self.opt(letter, rendered, field)
 
     def notifications(self) -> None:
         note = self.spec.notifications
@@ -1091,6 +1110,19 @@ def pbs_size(n_bytes: int) -> str:
         if n_bytes and n_bytes % factor == 0:
             return f"{n_bytes // factor}{unit}"
     return f"{n_bytes}b"
+
+
+def _body_has_directives(body: str) -> bool:
+    """Would qsub read a `#PBS` line of this body? It scans up to the first command: a line
+    whose first non-blank character is not `#` (a `:` in column 0 does not count), and takes
+    `#PBS` after leading blanks too (pbs.md §1)."""
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#PBS"):
+            return True
+        if stripped and not stripped.startswith("#") and not line.startswith(":"):
+            return False
+    return False
 
 
 def write(

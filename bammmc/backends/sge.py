@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Final
 
+import msgspec
+
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
@@ -37,7 +39,7 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_arguments,
+    exec_words,
     in_container,
     one_line_image,
     refuser,
@@ -696,6 +698,7 @@ class SgeWriter:
         self.unsupported()
         header = "".join(line + "\n" for line in head + shell_lines + self.lines)
         text = header + body
+        self.body_directives(header, body)
         report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
         return [OutputFile(text)]
 
@@ -723,14 +726,7 @@ class SgeWriter:
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command: list[str] = []
-            if ex.executable is not None:
-                arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
-            elif ex.container is not None:
-                command = [
-                    shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
-                ]
+            command = exec_words(ex, refuser(self.reporter))
             image = one_line_image(
                 ex.container.image if ex.container else None, refuser(self.reporter)
             )
@@ -759,6 +755,34 @@ class SgeWriter:
                         f'export {name}="$((SGE_TASK_ID - {shift}))"',
                     )
         return block + body, shell_line
+
+    def body_directives(self, header: str, body: str) -> None:
+        """qsub reads every `#$` line of the file, the script's own too (no stop at the first
+        command, and `-C` cannot be set from inside the script). When they change the job (the
+        text read back with and without them) that is a W301; when qsub would reject the
+        script because of them, an E140."""
+        lines = body.split("\n")
+        found = [n for n, line in enumerate(lines, 1) if line.startswith("#$")]
+        if not found:
+            return
+        without = "\n".join("" if line.startswith("#$") else line for line in lines)
+        both, alone = read_own(header + body, "sge"), read_own(header + without, "sge")
+        offset = header.count("\n")
+        where = ", ".join(str(offset + n) for n in found[:5]) + ("…" if len(found) > 5 else "")
+        if both is None and alone is not None:
+            self.reporter.report(
+                "E140",
+                f"the script has `#$` lines (lines {where} of the written script) that qsub "
+                "reads as directives too, and it would reject them",
+                field="spec.execution.script",
+                help="indent those lines or change their `#$` (qsub reads `#$` in column 0)",
+            )
+        elif _without_script(both) != _without_script(alone):
+            self.approximated(
+                "spec.execution.script",
+                f"the script has `#$` lines (lines {where} of the written script) that qsub "
+                "reads as directives too: they change the job's options",
+            )
 
     def name(self) -> None:
         meta = self.job.metadata
@@ -1314,6 +1338,16 @@ def write(
     job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
 ) -> list[OutputFile]:
     return SgeWriter(job, reporter or Reporter(), options or WriteOptions()).write()
+
+
+def _without_script(job: Job | None) -> object:
+    """A job read back, without its script (the `#$` lines are in it), for comparison."""
+    if job is None or job.spec is None:
+        return job
+    ex = job.spec.execution
+    if ex is not None:
+        ex = msgspec.structs.replace(ex, script=None)
+    return msgspec.structs.replace(job.spec, execution=ex)
 
 
 __all__ = ["CAPABILITIES", "SgeWriter", "write"]

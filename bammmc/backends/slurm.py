@@ -874,11 +874,17 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
     if ext.output is not None:
         w.opt("output", ext.output)
     elif out is not None and out.stdout is not None:
-        w.opt("output", _pattern(out.stdout), "spec.output.stdout")
+        w.opt(
+            "output",
+            _file_name(w, _pattern(out.stdout), "spec.output.stdout"),
+            "spec.output.stdout",
+        )
     if ext.error is not None:
         w.opt("error", ext.error)
     elif out is not None and out.stderr is not None:
-        w.opt("error", _pattern(out.stderr), "spec.output.stderr")
+        w.opt(
+            "error", _file_name(w, _pattern(out.stderr), "spec.output.stderr"), "spec.output.stderr"
+        )
     elif out is not None and out.merge_stderr is False:
         # Slurm merges the streams unless --error names a file: keep them apart explicitly
         if out.stdout is None and ext.output is None:
@@ -897,7 +903,8 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         if ext.input is not None:
             w.opt("input", ext.input)
         elif ex.stdin is not None:
-            w.opt("input", ex.stdin.replace("%", "%%"), "spec.execution.stdin")
+            stdin = _file_name(w, ex.stdin.replace("%", "%%"), "spec.execution.stdin")
+            w.opt("input", stdin, "spec.execution.stdin")
         _export(w, ex, ext)
     if ext.get_user_env is not None:
         w.opt("get-user-env", ext.get_user_env or None)
@@ -953,6 +960,21 @@ def _local_time(w: _Writer, value: Any, path: str) -> str:
         w.approximated(path, "written in UTC; sbatch reads times in the cluster's local time zone")
     text: str = value.strftime("%Y-%m-%dT%H:%M:%S")
     return text
+
+
+def _file_name(w: _Writer, pattern: str, path: str) -> str:
+    """A file name pattern for `--output`/`--error`/`--input`; a backslash in it is an E140:
+    Slurm strips every backslash from the name and then expands no `%` token (fname.c,
+    `_is_path_escaped`), so the file would have another name."""
+    if "\\" in pattern:
+        w.reporter.report(
+            "E140",
+            f"`{path}` holds a backslash: Slurm removes every backslash from a file name "
+            "(and then expands no `%` token), so the file would be another one",
+            field=path,
+            help="remove the backslash from the file name",
+        )
+    return pattern
 
 
 def _pattern(template: Template) -> str:

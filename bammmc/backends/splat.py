@@ -74,6 +74,8 @@ def _dumper() -> type:
         style: str | None = None
         if _block_safe(data):
             style = "|"
+        elif any(ch in _NOT_IN_BLOCKS for ch in data):
+            style = '"'  # a line break YAML folds in other styles (`\x85`, `\u2028`): escaped
         elif resolve_plain(data) != data or not isinstance(resolve_plain(data), str):
             style = "'"
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)

@@ -130,3 +130,29 @@ def test_no_value_becomes_a_statement(condor_oracle: Any, doc: dict[str, Any]) -
     # and our own reader reads it without an error
     again, more = bammmc.parse(text, "htcondor")
     assert again is not None, (more, text)
+
+
+def test_every_string_field_reads_the_same_commands(condor_oracle: Any) -> None:
+    """Every string leaf of the IR (tests/property/injection_fields.py), with the adversarial
+    values of tests/property/test_injection.py in turn: what HTCondor's own parser reads from
+    the submit file has no command and no queue statement the plain value's file lacks."""
+    from tests.property.injection_fields import display, string_leaves
+    from tests.property.test_injection import PAYLOADS, PLAIN, PLAIN_FOR, _written
+
+    failures = []
+    checked = 0
+    for n, leaf in enumerate(string_leaves()):
+        template = PAYLOADS[n % len(PAYLOADS)]
+        written = _written(leaf, template, "htcondor")
+        plain = _written(leaf, PLAIN_FOR.get(display(leaf), PLAIN), "htcondor")
+        if written is None or plain is None:
+            continue  # refused (E140 …): nothing reaches condor_submit
+        got, meant = condor_oracle.submit(written), condor_oracle.submit(plain)
+        checked += 1
+        if not meant["ok"]:
+            continue  # HTCondor refuses the plain value too: nothing to compare
+        more = {k.lower() for k in got["keys"]} - {k.lower() for k in meant["keys"]}
+        if more or got.get("queue") != meant.get("queue"):
+            failures.append(f"{display(leaf)} = {template[:40]!r}: {sorted(more)}\n{written[:300]}")
+    assert checked >= 100, checked
+    assert not failures, "\n".join(failures[:10])
