@@ -25,6 +25,7 @@ import msgspec
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
+    refuse_unreadable,
     report_foreign,
     report_priority_rounding,
     report_unsupported,
@@ -421,6 +422,8 @@ class LsfWriter:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.lsf if ext and ext.lsf else LsfExt()
@@ -478,7 +481,10 @@ class LsfWriter:
                 help="remove the line break or one kind of quote from the value",
             )
             return
-        self.lines.append(f"#BSUB -{name} {quoted}")
+        line = f"#BSUB -{name} {quoted}"
+        self.lines.append(line)
+        if path is not None:
+            self.fields[line] = path
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -496,6 +502,7 @@ class LsfWriter:
         self.unsupported()
         header = "".join(line + "\n" for line in ([shebang] if shebang else []) + self.lines)
         self.body_directives(header, body)
+        refuse_unreadable(self.reporter, header + body, "lsf", self.fields, "lsf", "bsub")
         return [OutputFile(header + body)]
 
     def script(self) -> tuple[str, str]:
@@ -677,7 +684,7 @@ class LsfWriter:
             if value is not None:
                 self.opt(name, value)
         if ext.priority is not None:
-            self.opt("sp", ext.priority)
+            self.opt("sp", ext.priority, "spec.extensions.lsf.priority")
             self.shadow("priority", [("sp", str(ext.priority))], ["spec.schedule.priority"])
         elif sched.priority is not None:
             native = to_native(sched.priority, "lsf", self.options.band)
@@ -690,7 +697,7 @@ class LsfWriter:
         self.clock("b", ext.begin, sched.begin_after, "spec.schedule.beginAfter")
         self.clock("t", ext.deadline, sched.deadline, "spec.schedule.deadline")
         if ext.run_limit is not None:
-            self.opt("W", ext.run_limit)
+            self.opt("W", ext.run_limit, "spec.extensions.lsf.run_limit")
             self.shadow("run_limit", [("W", ext.run_limit)], ["spec.schedule.walltime"])
         elif sched.walltime is not None:
             self.limit("W", sched.walltime, "spec.schedule.walltime")
@@ -752,7 +759,7 @@ class LsfWriter:
                 elif nodes is not None and nodes != -(-slots // tpn):
                     # LSF fills each host with `ptile` slots, the last with the rest
                     self.approximated(
-                        "spec.resources.tasks",
+                        "spec.resources.nodes",
                         f"LSF places {slots} tasks {tpn} per host, on {-(-slots // tpn)} hosts, "
                         f"not on exactly {nodes} hosts",
                     )
@@ -1014,7 +1021,7 @@ class LsfWriter:
 
     def dependencies(self) -> None:
         if self.ext.dependency is not None:
-            self.opt("w", self.ext.dependency)
+            self.opt("w", self.ext.dependency, "spec.extensions.lsf.dependency")
             self.shadow("dependency", [("w", self.ext.dependency)], ["spec.dependencies"])
             return
         terms = []
@@ -1248,7 +1255,7 @@ class LsfWriter:
         if ext.alloc_flags is not None:
             self.opt("alloc_flags", ext.alloc_flags)
         for name, value in (ext.options or {}).items():
-            self.opt(name, value if value != "" else None)
+            self.opt(name, value if value != "" else None, f"spec.extensions.lsf.options.{name}")
         for key in ("frequency", "run_window"):
             if getattr(ext, key) is not None:
                 self.lost(

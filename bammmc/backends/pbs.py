@@ -20,6 +20,7 @@ from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
     read_own,
+    refuse_unreadable,
     report_foreign,
     report_priority_rounding,
     report_shadowed,
@@ -149,18 +150,15 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.gpu.memory": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for PBS"
-                ),
-                "W301",
-            ),
+        "spec.resources.gpu.memory": lost(
+            "PBS has no standard resource for GPU memory (a site may define one)"
         ),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost(
+            "PBS allocates whole GPUs (`ngpus`); it cannot share one"
+        ),
+        "spec.resources.gpu.migProfile": lost(
+            "MIG slices are site-defined custom resources in PBS"
+        ),
         "spec.resources.diskPerTask": exact(
             "",
             ("scratch space is a site-defined PBS resource", "W201"),
@@ -172,15 +170,8 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.genericResources": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for PBS"
-                ),
-                "W301",
-            ),
+        "spec.resources.genericResources": approx(
+            "written as a custom resource of each `select` chunk (a chunk is not a node)"
         ),
         "spec.resources.limits": lost("qsub has no option for it"),
         "spec.execution.container.image": exact(
@@ -418,6 +409,8 @@ class PbsWriter:
         self.options = options
         self.lines: list[str] = []
         self.reported: set[tuple[str, str, str]] = set()
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         #: each chunk holds one task (tasks without nodes): per-node amounts do not fit
         self.chunk_is_task = False
         self.spec = job.spec or Spec()
@@ -480,7 +473,10 @@ class PbsWriter:
                 help="remove the quote from the value",
             )
             return
-        self.lines.append(f"#PBS -{letter} {quote(text)}")
+        line = f"#PBS -{letter} {quote(text)}"
+        self.lines.append(line)
+        if path is not None:
+            self.fields[line] = path
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -498,14 +494,15 @@ class PbsWriter:
         self.environment()
         for letter, value in (ext.options or {}).items():
             if letter.startswith("W:"):
-                self.opt("W", f"{letter[2:]}={value}")
+                self.opt("W", f"{letter[2:]}={value}", f"spec.extensions.pbs.options.{letter}")
             elif len(letter) == 1:
-                self.opt(letter, value or None)
+                self.opt(letter, value or None, f"spec.extensions.pbs.options.{letter}")
         self.unsupported()
         header = "".join(line + "\n" for line in self.lines)
         text = header + body
         fmt = self.TABLE.target
-        report_shadowed(self, self.job, "pbs", lambda: read_own(text, fmt), self.label)
+        if not refuse_unreadable(self.reporter, text, fmt, self.fields, "pbs", "qsub"):
+            report_shadowed(self, self.job, "pbs", lambda: read_own(text, fmt), self.label)
         return [OutputFile(text)]
 
     def script(self) -> tuple[str, str]:
@@ -600,7 +597,7 @@ class PbsWriter:
             else:
                 self.lost("spec.schedule.project", "Torque's -P is a proxy user, not a project")
         if ext.priority is not None:
-            self.opt("p", ext.priority)
+            self.opt("p", ext.priority, "spec.extensions.pbs.priority")
         elif sched.priority is not None:
             native = to_native(sched.priority, "pbs", self.options.band)
             self.opt("p", native, "spec.schedule.priority")
@@ -610,7 +607,7 @@ class PbsWriter:
         if sched.hold:
             self.opt("h")
         if ext.begin is not None:
-            self.opt("a", ext.begin)
+            self.opt("a", ext.begin, "spec.extensions.pbs.begin")
         elif sched.begin_after is not None:
             value = sched.begin_after.value
             if value.tzinfo is not None:
@@ -662,13 +659,13 @@ class PbsWriter:
                         "the raw `extensions.pbs.mixed_chunks` is the chunk request written",
                     )
         elif ext.select is not None and self.DIALECT == "pbs":
-            self.opt("l", f"select={ext.select}")
+            self.opt("l", f"select={ext.select}", "spec.extensions.pbs.select")
         elif ext.nodes is not None and self.DIALECT == "torque":
-            self.opt("l", f"nodes={ext.nodes}")
+            self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
         else:
             self.chunks(res)
         if ext.place is not None and self.DIALECT == "pbs":
-            self.opt("l", f"place={ext.place}")
+            self.opt("l", f"place={ext.place}", "spec.extensions.pbs.place")
         elif self.DIALECT == "pbs":
             self.place()
         else:
@@ -676,7 +673,7 @@ class PbsWriter:
         if ext.mem is not None:
             self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
         for name, value in (ext.resources or {}).items():
-            self.opt("l", f"{name}={value}")
+            self.opt("l", f"{name}={value}", f"spec.extensions.pbs.resources.{name}")
         if ext.ompthreads_per_chunk is not None and not getattr(self, "wrote_ompthreads", False):
             self.lost(
                 "spec.extensions.pbs.ompthreads_per_chunk",
@@ -741,6 +738,17 @@ class PbsWriter:
                     "spec.resources.tasks",
                     f"{res.tasks} tasks written as {total} nodes of {tpn}",
                 )
+            if self.chunk_is_task:
+                self.approximated(
+                    "spec.resources.tasks",
+                    f"{res.tasks} tasks written as {total} nodes of one processor "
+                    "(`nodes=`): Torque has no task count",
+                )
+            for name in res.generic_resources or {}:
+                self.lost(
+                    f"spec.resources.genericResources.{name}",
+                    "Torque's `nodes=` request has GPUs (`gpus=`) but no other generic resource",
+                )
             self.torque_nodes(total, tpn, cpus, res)
             return
         select = self.chunk(nodes, tpn, cpus, total, res)
@@ -772,6 +780,13 @@ class PbsWriter:
                     "spec.resources.gpu.count",
                     "GPUs per node written per chunk, and each chunk here is one task",
                 )
+            elif scope != "task":
+                # bammmc's reader (as qsub) reads `ngpus` per chunk, or per task when the
+                # chunk's tasks share it evenly: a count per node or per job is not kept
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"GPUs per {scope} written per chunk (`ngpus` of each `select` chunk)",
+                )
             amount = count_.amount * factors.get(scope, Fraction(1))
             whole = -(-amount.numerator // amount.denominator)
             if whole != amount:
@@ -781,6 +796,14 @@ class PbsWriter:
             parts.append(f"ngpus={whole}")
         for name, amount_ in (res.generic_resources or {}).items():
             whole = -(-amount_.amount.numerator // amount_.amount.denominator)
+            # a custom resource of a chunk is PBS's own request, but not a count per node (a
+            # node can hold several chunks) nor per job: bammmc's reader keeps it in the raw
+            # `select` of extensions.pbs
+            self.approximated(
+                f"spec.resources.genericResources.{name}",
+                f"{amount_.amount} per {amount_.scope or 'node'} written as `{name}={whole}` "
+                "in each `select` chunk",
+            )
             parts.append(f"{name}={whole}")
         return ":".join(parts)
 
@@ -790,8 +813,21 @@ class PbsWriter:
             spec.append(f"ppn={tpn * cpus}")
         if res.gpu is not None and res.gpu.count is not None:
             count = res.gpu.count
-            per_node = count.amount * (tpn if (count.scope or "task") == "task" else 1)
-            spec.append(f"gpus={-(-per_node.numerator // per_node.denominator)}")
+            scope = count.scope or "task"
+            factors = {"task": Fraction(tpn), "node": Fraction(1), "job": Fraction(1, nodes)}
+            per_node = count.amount * factors.get(scope, Fraction(1))
+            whole = -(-per_node.numerator // per_node.denominator)
+            if (
+                scope not in ("task", "node")
+                or whole != per_node
+                or (scope == "task" and self.chunk_is_task)
+            ):
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"{count.amount} GPUs per {scope} written as `gpus={whole}` on each of the "
+                    f"{nodes} nodes",
+                )
+            spec.append(f"gpus={whole}")
         placement = self.spec.placement
         if placement is not None and placement.constraint:
             features = placement.constraint.split("&")
@@ -830,10 +866,21 @@ class PbsWriter:
                     "spec.resources.memoryPerTask",
                     "memory per node written per chunk, and each chunk here is one task",
                 )
+            elif scope == "node":
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    "memory per node written per chunk"
+                    + (
+                        " (`mem` of each `select` chunk)" if self.DIALECT == "pbs" else ", per task"
+                    ),
+                )
             return mem.bytes
         if scope == "cpu":
             return mem.bytes * tpn * cpus
         if scope == "job":
+            self.approximated(
+                "spec.resources.memoryPerTask", f"memory per job written per chunk ({nodes} chunks)"
+            )
             return -(-mem.bytes // nodes)
         self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
         return mem.bytes
@@ -921,7 +968,7 @@ class PbsWriter:
     def dependencies(self) -> None:
         ext = self.ext
         if ext.dependency is not None:
-            self.opt("W", f"depend={ext.dependency}")
+            self.opt("W", f"depend={ext.dependency}", "spec.extensions.pbs.dependency")
         else:
             groups: dict[str, list[str]] = {}
             for i, dep in enumerate(self.spec.dependencies or ()):

@@ -123,18 +123,15 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.gpu.memory": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for Torque"
-                ),
-                "W301",
-            ),
+        "spec.resources.gpu.memory": lost(
+            "Torque has no standard resource for GPU memory (a site may define one)"
         ),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost(
+            "Torque allocates whole GPUs (`gpus`); it cannot share one"
+        ),
+        "spec.resources.gpu.migProfile": lost(
+            "MIG slices are site-defined custom resources in Torque"
+        ),
         "spec.resources.diskPerTask": exact(
             "",
             ("scratch space is a site-defined PBS resource", "W201"),
@@ -148,6 +145,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.genericResources": exact(
             "",
+            ("Torque's `nodes=` request has GPUs (`gpus=`) but no other generic resource", "W201"),
             (
                 (
                     "the raw `extensions.pbs.mixed_chunks` is written instead, and it "

@@ -765,6 +765,24 @@ HONEST_LSF = [
         "lsf",
         {("W201", "spec.execution.container.imagePullSecrets")},
     ),
+    # the arguments of a script: only the bsub command line takes them (shared code)
+    (
+        "{execution: {script: 'echo', arguments: 'a b'}}",
+        "lsf",
+        {("W201", "spec.execution.arguments")},
+    ),
+    # fewer tasks than nodes × tasksPerNode: LSF fills hosts, so fewer hosts are used
+    (
+        "{resources: {tasks: 10, nodes: 5, tasksPerNode: 4}}",
+        "lsf",
+        {("W301", "spec.resources.nodes")},
+    ),
+    # a raw value its own reader (and bsub) refuses is not written: an error names it
+    (
+        "{extensions: {lsf: {options: {'b//': x}}}}",
+        "lsf",
+        {("E134", "spec.extensions.lsf.options.b//")},
+    ),
 ]
 
 
