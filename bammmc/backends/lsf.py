@@ -119,12 +119,12 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.resources.tasks": exact(
-            "",
-            ("5 tasks on 4 hosts written as 2 per host (on 3 hosts)", "W301"),
+            "", ("with `-nnodes`, which allocates whole nodes: `-n` is refused", "W201")
         ),
         "spec.resources.nodes": exact(
             "",
             ("4 hosts as one task per host", "W301"),
+            ("5 tasks on 4 hosts written as 2 per host (on 3 hosts)", "W301"),
         ),
         "spec.resources.tasksPerNode": exact(
             "",
@@ -386,7 +386,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.env": EXACT,
         "spec.extensions.lsf.login_shell": EXACT,
         "spec.extensions.lsf.outdir": EXACT,
-        "spec.extensions.lsf.error_open_mode": EXACT,
+        "spec.extensions.lsf.error_open_mode": exact(
+            "", ("without a separate stderr file (`-e`)", "W201")
+        ),
         "spec.extensions.lsf.options": EXACT,
     },
 )
@@ -773,7 +775,7 @@ class LsfWriter:
                     ptile = -(-slots // nodes)
                     if -(-slots // ptile) != nodes:  # the last host takes the rest
                         self.approximated(
-                            "spec.resources.tasks",
+                            "spec.resources.nodes",
                             f"{slots} tasks on {nodes} hosts written as {ptile} per host "
                             f"(on {-(-slots // ptile)} hosts)",
                         )
@@ -872,7 +874,15 @@ class LsfWriter:
             out.append(f"select[{' && '.join(terms)}]")
         if ext.order_expression is not None:
             out.append(f"order[{ext.order_expression}]")
-        if ext.rusage_string is not None:
+        raw = (ext.rusage_string or "").strip()
+        if ext.rusage_string is not None and not (raw.startswith("rusage[") and raw.endswith("]")):
+            self.reporter.report(
+                "E134",
+                f"`{ext.rusage_string}` is not an rusage section of `-R`",
+                field="spec.extensions.lsf.rusage_string",
+                help="write the section whole, e.g. `rusage[mem=4096]`",
+            )
+        elif ext.rusage_string is not None:
             out.append(ext.rusage_string)
         else:
             usage = []
@@ -994,6 +1004,10 @@ class LsfWriter:
             amount = count.amount
             if scope == "job":
                 amount = amount / (res.nodes or 1)
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"GPUs per job written per host (`num=` on each of {res.nodes or 1})",
+                )
             elif scope not in ("task", "node"):
                 self.approximated("spec.resources.gpu.count", f"GPUs per {scope} written per host")
             whole = -(-amount.numerator // amount.denominator)
@@ -1075,8 +1089,15 @@ class LsfWriter:
         if staging is None:
             return
         for key, op in (("inputs", ">"), ("outputs", "<")):
-            for j, item in enumerate(getattr(staging, key) or ()):
+            items = getattr(staging, key) or ()
+            for j, item in enumerate(items):
                 local, remote = (item.src, item.dst) if op == ">" else (item.dst, item.src)
+                if item in items[:j]:
+                    self.lost(
+                        f"spec.fileStaging.{key}[{j}]",
+                        "the same transfer is listed before it: it is written once",
+                    )
+                    continue
                 bad = [p for p in (local, remote) if not p or re.search(r"[\s<>]", p)]
                 if bad:
                     self.unwritable(
@@ -1094,6 +1115,13 @@ class LsfWriter:
 
     def output(self) -> None:
         out = self.spec.output
+        if self.ext.error_open_mode is not None and (
+            out is None or out.stderr is None or out.merge_stderr
+        ):
+            self.lost(
+                "spec.extensions.lsf.error_open_mode",
+                "it is the open mode of the `-e` file, and no `-e` is written",
+            )
         if out is None:
             return
         truncate = out.open_mode != "append"

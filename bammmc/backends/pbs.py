@@ -368,8 +368,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.select": exact(
             "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
         ),
-        "spec.extensions.pbs.nodes": exact(
-            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        "spec.extensions.pbs.nodes": lost(
+            "`-l nodes=` is the other dialect's chunk request; PBS does not take it",
+            by_writer=True,
         ),
         "spec.extensions.pbs.cput": EXACT,
         "spec.extensions.pbs.pcput": EXACT,
@@ -650,6 +651,14 @@ class PbsWriter:
 
     def resources(self, res: Resources) -> None:
         ext = self.ext
+        # the raw chunk request of the other dialect: PBS Pro's `select`, Torque's `nodes`
+        other = "nodes" if self.DIALECT == "pbs" else "select"
+        if getattr(ext, other) is not None and ext.mixed_chunks is None:
+            self.lost(
+                f"spec.extensions.pbs.{other}",
+                f"`-l {other}=` is the other dialect's chunk request; {self.label} does not "
+                "take it",
+            )
         if ext.mixed_chunks is not None:
             self.opt("l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}")
             for key in ("select", "nodes"):

@@ -327,7 +327,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.slurm.wckey": EXACT,
         "spec.extensions.slurm.profile": EXACT,
         "spec.extensions.slurm.switches": EXACT,
-        "spec.extensions.slurm.switches_max_wait": EXACT,
+        "spec.extensions.slurm.switches_max_wait": exact(
+            "", ("without `switches`: it is the `@time` of `--switches`", "W201")
+        ),
         "spec.extensions.slurm.kill_on_bad_exit": exact(
             "",
             ("`--kill-on-bad-exit` is an srun option; sbatch has none", "W201"),
@@ -699,6 +701,11 @@ def _component(
     if ext.switches is not None:
         wait = f"@{slurm_time(ext.switches_max_wait.seconds)}" if ext.switches_max_wait else ""
         w.opt("switches", f"{ext.switches}{wait}", f"{ext_path}.switches")
+    elif ext.switches_max_wait is not None:
+        w.lost(
+            f"{ext_path}.switches_max_wait",
+            "it is the `@time` of `--switches=COUNT@time`, and no switch count is given",
+        )
     if ext.profile:
         w.opt("profile", ",".join(ext.profile), f"{ext_path}.profile")
     for name, value in (ext.options or {}).items():
@@ -1008,6 +1015,8 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
                 w.lost(path, f"`{dep.value}` is not a Slurm job id; Slurm depends on ids only")
                 continue
             parts.append(f"{dep.scheme}:{value}")
+        else:
+            w.lost(path, "a dependency needs a scheme and a job id for `--dependency`")
     if parts:
         w.opt("dependency", ",".join(parts), "spec.dependencies")
 

@@ -583,6 +583,13 @@ HONEST_PBS = [
         "pbs",
         {("E134", "spec.extensions.pbs.options.x")},
     ),
+    # the other dialect's raw chunk request
+    (
+        "{extensions: {pbs: {select: '2:ncpus=4'}}}",
+        "torque",
+        {("W201", "spec.extensions.pbs.select")},
+    ),
+    ("{extensions: {pbs: {nodes: '2:ppn=4'}}}", "pbs", {("W201", "spec.extensions.pbs.nodes")}),
 ]
 
 

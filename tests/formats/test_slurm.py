@@ -775,6 +775,14 @@ HONEST_SLURM = [
         "slurm",
         {("E134", "spec.execution.environment")},
     ),
+    # an array-count dependency without a scheme
+    ("{dependencies: [{value: '12', count: 3}]}", "slurm", {("W201", "spec.dependencies[0]")}),
+    # the wait of `--switches` without a switch count
+    (
+        "{extensions: {slurm: {switches_max_wait: PT1H}}}",
+        "slurm",
+        {("W201", "spec.extensions.slurm.switches_max_wait")},
+    ),
 ]
 
 
