@@ -372,8 +372,8 @@ CAPABILITIES: Final = Capabilities(
             "`-l nodes=` is the other dialect's chunk request; PBS does not take it",
             by_writer=True,
         ),
-        "spec.extensions.pbs.cput": EXACT,
-        "spec.extensions.pbs.pcput": EXACT,
+        "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
+        "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.mem": EXACT,
         "spec.extensions.pbs.resources": EXACT,
         "spec.extensions.pbs.join": EXACT,
@@ -632,7 +632,12 @@ class PbsWriter:
         for key in ("cput", "pcput"):
             value = getattr(ext, key)
             if value is not None and value.seconds is not None:
-                self.opt("l", f"{key}={pbs_time(value.seconds)}")
+                self.opt("l", f"{key}={pbs_time(value.seconds)}", f"spec.extensions.pbs.{key}")
+            elif value is not None:
+                self.lost(
+                    f"spec.extensions.pbs.{key}",
+                    f"PBS has no unlimited `{key}`; the queue's limit applies",
+                )
         if sched.reservation is not None:
             self.opt("l", f"advres={sched.reservation}", "spec.schedule.reservation")
         life = self.spec.lifecycle
@@ -697,7 +702,14 @@ class PbsWriter:
         nodes, tpn, tasks = res.nodes, res.tasks_per_node, res.tasks
         extra: tuple[int, int] | None = None
         if tpn is None and tasks is not None:
-            if nodes is None:
+            if nodes is not None and nodes > tasks:
+                # a chunk without a task is refused or dropped: one chunk per task
+                self.approximated(
+                    "spec.resources.nodes",
+                    f"{tasks} tasks on {nodes} nodes written as {tasks} chunks of one task",
+                )
+                nodes, tpn = tasks, 1
+            elif nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
                 self.chunk_is_task = True
             elif tasks % nodes == 0:

@@ -333,8 +333,8 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.nodes": exact(
             "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
         ),
-        "spec.extensions.pbs.cput": EXACT,
-        "spec.extensions.pbs.pcput": EXACT,
+        "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
+        "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.mem": EXACT,
         "spec.extensions.pbs.resources": EXACT,
         "spec.extensions.pbs.join": EXACT,

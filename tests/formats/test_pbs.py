@@ -590,6 +590,10 @@ HONEST_PBS = [
         {("W201", "spec.extensions.pbs.select")},
     ),
     ("{extensions: {pbs: {nodes: '2:ppn=4'}}}", "pbs", {("W201", "spec.extensions.pbs.nodes")}),
+    # PBS has no unlimited CPU time
+    ("{extensions: {pbs: {cput: unlimited}}}", "torque", {("W201", "spec.extensions.pbs.cput")}),
+    # more nodes than tasks: a chunk holds at least one task
+    ("{resources: {tasks: 3, nodes: 5}}", "pbs", {("W301", "spec.resources.nodes")}),
 ]
 
 
