@@ -267,6 +267,19 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             get_path(back, f"{parent}.tasksPerNode"),
         )
         return nodes is not None and per_node is not None and nodes * per_node == value
+    # per node on a target that counts per task (PBS `ngpus`, `mem` of a chunk read per task):
+    # the same amount when the node's tasks share it evenly
+    if schema.endswith(("resources.gpu.count", "resources.memoryPerTask")) and got is not None:
+        per_node = _tasks_per_node(source, parent.rsplit(".", 1)[0] if "gpu" in schema else parent)
+        one = value.amount if isinstance(value, v.Count) else value.bytes
+        other = got.amount if isinstance(got, v.Count) else got.bytes
+        if (
+            value.scope == "node"
+            and (got.scope or "task") == "task"
+            and per_node is not None
+            and other * per_node == one
+        ):
+            return True
     # GPUs per task on a target that counts them per node: the same GPUs
     if schema.endswith("resources.gpu.count") and isinstance(got, v.Count):
         per_node = _tasks_per_node(source, parent.rsplit(".", 1)[0])

@@ -41,6 +41,18 @@ def one_line_image(image: str | None, refuse: Report) -> str | None:
     return image
 
 
+def exec_program(executable: str, refuse: Callable[[str, str], None]) -> str:
+    """The program of an `exec` line, quoted; an E140 through ``refuse`` when it holds a line
+    break: a quoted word spanning lines still puts its later lines in the script, where a
+    line can be a directive (`#$` anywhere in a Grid Engine script)."""
+    if "\n" in executable or "\r" in executable:
+        refuse(
+            "spec.execution.executable",
+            "holds a line break: the command line would become several lines of the script",
+        )
+    return shlex.quote(executable)
+
+
 def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) -> str | None:
     """The argument text of an `exec` line, or ``None`` (after an E140 through ``refuse``) when
     it holds a line break: the command would become several lines of the script, and a later
@@ -151,7 +163,7 @@ def script_body(
     command: list[str] = []
     if ex.executable is not None:
         arguments = exec_arguments(ex.arguments, refuse)
-        command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
+        command = [exec_program(ex.executable, refuse)] + ([arguments] if arguments else [])
     elif ex.container is not None:
         command = [shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])]
     image = one_line_image(ex.container.image if ex.container else None, refuse)

@@ -33,6 +33,7 @@ from bammmc.backends.common import (
 from bammmc.backends.container import (
     container_losses,
     exec_arguments,
+    exec_program,
     in_container,
     one_line_image,
     refuser,
@@ -540,7 +541,9 @@ class LsfWriter:
             command: list[str] = []
             if ex.executable is not None:
                 arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
+                command = [exec_program(ex.executable, refuser(self.reporter))] + (
+                    [arguments] if arguments else []
+                )
             elif ex.container is not None:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])

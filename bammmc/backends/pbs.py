@@ -29,6 +29,7 @@ from bammmc.backends.common import (
 from bammmc.backends.container import (
     container_losses,
     exec_arguments,
+    exec_program,
     in_container,
     one_line_image,
     refuser,
@@ -357,8 +358,10 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.place": EXACT,
         "spec.extensions.pbs.stagein": EXACT,
         "spec.extensions.pbs.stageout": EXACT,
-        "spec.extensions.pbs.aoe": EXACT,
-        "spec.extensions.pbs.checkpoint_interval": EXACT,
+        "spec.extensions.pbs.aoe": lost("bammmc does not write PBS Pro's `-l aoe=` yet"),
+        "spec.extensions.pbs.checkpoint_interval": lost(
+            "bammmc does not write the checkpoint interval (`-c c=MINUTES`) yet"
+        ),
         "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
         "spec.extensions.pbs.ompthreads_per_chunk": exact(
             "", ("the raw chunk request written instead has no `ompthreads`", "W201")
@@ -533,7 +536,9 @@ class PbsWriter:
             command: list[str] = []
             if ex.executable is not None:
                 arguments = exec_arguments(ex.arguments, refuser(self.reporter))
-                command = [shlex.quote(ex.executable)] + ([arguments] if arguments else [])
+                command = [exec_program(ex.executable, refuser(self.reporter))] + (
+                    [arguments] if arguments else []
+                )
             elif ex.container is not None:
                 command = [
                     shlex.quote(c) for c in (ex.container.command or []) + (ex.container.args or [])
@@ -801,9 +806,10 @@ class PbsWriter:
                     "spec.resources.gpu.count",
                     "GPUs per node written per chunk, and each chunk here is one task",
                 )
-            elif scope != "task":
+            elif scope != "task" and total > 1:
                 # bammmc's reader (as qsub) reads `ngpus` per chunk, or per task when the
                 # chunk's tasks share it evenly: a count per node or per job is not kept
+                # (with one chunk, per node, per job and per chunk are the same)
                 self.approximated(
                     "spec.resources.gpu.count",
                     f"GPUs per {scope} written per chunk (`ngpus` of each `select` chunk)",
@@ -887,7 +893,7 @@ class PbsWriter:
                     "spec.resources.memoryPerTask",
                     "memory per node written per chunk, and each chunk here is one task",
                 )
-            elif scope == "node":
+            elif scope == "node" and nodes > 1:
                 self.approximated(
                     "spec.resources.memoryPerTask",
                     "memory per node written per chunk"
@@ -899,9 +905,11 @@ class PbsWriter:
         if scope == "cpu":
             return mem.bytes * tpn * cpus
         if scope == "job":
-            self.approximated(
-                "spec.resources.memoryPerTask", f"memory per job written per chunk ({nodes} chunks)"
-            )
+            if nodes > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"memory per job written per chunk ({nodes} chunks)",
+                )
             return -(-mem.bytes // nodes)
         self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
         return mem.bytes

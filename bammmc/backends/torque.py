@@ -318,9 +318,15 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.place": lost("Torque has no `place=`", by_writer=True),
         "spec.extensions.pbs.stagein": EXACT,
         "spec.extensions.pbs.stageout": EXACT,
-        "spec.extensions.pbs.aoe": EXACT,
-        "spec.extensions.pbs.checkpoint_interval": EXACT,
-        "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
+        "spec.extensions.pbs.aoe": lost(
+            "Torque has no application operating environment (`aoe` is PBS Pro's)"
+        ),
+        "spec.extensions.pbs.checkpoint_interval": lost(
+            "bammmc does not write the checkpoint interval (`-c c=MINUTES`) yet"
+        ),
+        "spec.extensions.pbs.mpiprocs_per_chunk": lost(
+            "Torque has no `mpiprocs`: `ppn` counts processors"
+        ),
         "spec.extensions.pbs.ompthreads_per_chunk": lost(
             "Torque has no threads per node", by_writer=True
         ),

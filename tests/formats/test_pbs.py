@@ -551,7 +551,7 @@ HONEST_PBS = [
     ],
     # GPUs per node or per job are written per chunk (PBS) or per node (Torque)
     (
-        "{resources: {tasksPerNode: 3, gpu: {count: 4/node}}}",
+        "{resources: {nodes: 2, tasksPerNode: 3, gpu: {count: 4/node}}}",
         "pbs",
         {("W301", "spec.resources.gpu.count")},
     ),
@@ -594,6 +594,23 @@ HONEST_PBS = [
     ("{extensions: {pbs: {cput: unlimited}}}", "torque", {("W201", "spec.extensions.pbs.cput")}),
     # more nodes than tasks: a chunk holds at least one task
     ("{resources: {tasks: 3, nodes: 5}}", "pbs", {("W301", "spec.resources.nodes")}),
+    # not written (yet): the AOE and the checkpoint interval; Torque has no mpiprocs
+    *[
+        (
+            "{extensions: {pbs: {aoe: sles, checkpoint_interval: 60}}}",
+            target,
+            {
+                ("W201", "spec.extensions.pbs.aoe"),
+                ("W201", "spec.extensions.pbs.checkpoint_interval"),
+            },
+        )
+        for target in ("pbs", "torque")
+    ],
+    (
+        "{extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+        "torque",
+        {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
 ]
 
 
