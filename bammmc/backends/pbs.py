@@ -714,6 +714,7 @@ class PbsWriter:
                     f"{tasks} tasks on {nodes} nodes written as {tasks} chunks of one task",
                 )
                 nodes, tpn = tasks, 1
+                self.chunk_is_task = True
             elif nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
                 self.chunk_is_task = True

@@ -593,7 +593,11 @@ HONEST_PBS = [
     # PBS has no unlimited CPU time
     ("{extensions: {pbs: {cput: unlimited}}}", "torque", {("W201", "spec.extensions.pbs.cput")}),
     # more nodes than tasks: a chunk holds at least one task
-    ("{resources: {tasks: 3, nodes: 5}}", "pbs", {("W301", "spec.resources.nodes")}),
+    *[
+        ("{resources: {tasks: 3, nodes: 5}}", t, {("W301", "spec.resources.nodes")})
+        for t in ("pbs", "torque")
+    ],
+    ("{resources: {tasks: 3, nodes: 5}}", "torque", {("W301", "spec.resources.tasks")}),
     # not written (yet): the AOE and the checkpoint interval; Torque has no mpiprocs
     *[
         (
