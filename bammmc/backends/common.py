@@ -367,3 +367,41 @@ def read_own(text: str, fmt: str) -> Any:
     if reporter.has_errors or not compiled:
         return None
     return compiled[0].job
+
+
+def refuse_unreadable(
+    reporter: Any, text: str, fmt: str, fields: dict[str, str], own: str, tool: str
+) -> bool:
+    """E134 for each line of a writer's output ``text`` that the target's own reader (``fmt``)
+    refuses: the readers follow the scheduler's submission command (``tool``), and a writer
+    does not write what it refuses — a raw value of the extensions block, say `priority: .`,
+    is written as it is and checked here. ``fields`` maps a written line to the field it
+    came from; a line without one is a raw value of the target's extensions block ``own``.
+    True when something was refused (the job is then not written). Nothing is checked when
+    the writer has refused the job already."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import compile_text, get_format
+
+    if any(d.is_error for d in reporter.diagnostics):
+        return True
+    check = Reporter()
+    compile_text(text, get_format(fmt), check)
+    lines = text.split("\n")
+    seen: set[tuple[str | None, str]] = set()
+    for d in check.diagnostics:
+        if not d.is_error:
+            continue
+        n = d.span.line if d.span is not None else 0
+        line = lines[n - 1] if 0 < n <= len(lines) else None
+        if (line, d.message) in seen:
+            continue
+        seen.add((line, d.message))
+        where = f"`{line}`" if line is not None else "the output"
+        reporter.report(
+            "E134",
+            f"{where} is refused by bammmc's own reader of the output: {d.message}",
+            notes=(f"the reader takes what {tool} takes; a value it refuses is not written",),
+            field=fields.get(line or "", f"spec.extensions.{own}"),
+            help=f"give the field a value {tool} takes, or leave it out",
+        )
+    return bool(seen)

@@ -83,10 +83,34 @@ def container_losses(ex: Any, runtime: str, lost: Report, approximated: Report) 
     """What of ``spec.execution.container`` a script-based target does not get when it runs
     the job in the image through ``runtime`` (or runs no image): the pull policy and secrets,
     which the runtime has no option for, and the container's command when the job's script or
-    program is what runs."""
+    program is what runs. Also the job's `arguments` when no `executable` takes them: a batch
+    script's arguments are words of the submission command line (`sbatch job.sh ARGS`), which
+    no directive of the script can give."""
+    if ex is not None and ex.arguments is not None and ex.executable is None:
+        lost(
+            "spec.execution.arguments",
+            "the arguments of a batch script are given on the submission command line "
+            "(after the script's name), not in the script: there is no executable to take them",
+        )
     container = ex.container if ex is not None else None
     if container is None:
         return
+    if not container.image:
+        for key, name in (
+            ("image_pull_policy", "imagePullPolicy"),
+            ("image_pull_secrets", "imagePullSecrets"),
+        ):
+            if getattr(container, key):
+                lost(
+                    f"spec.execution.container.{name}",
+                    "the container has no image: there is nothing to pull",
+                )
+        if ex.script is None and ex.executable is None and (container.command or container.args):
+            approximated(
+                "spec.execution.container",
+                "the container has no image: its command and arguments run on the host, as the "
+                "job's program",
+            )
     if container.image:
         if container.image_pull_policy is not None:
             lost(
@@ -128,9 +152,9 @@ def script_body(
     command. ``shell`` is the target's shell when the job names none."""
     ex = spec.execution
     shell = ex.shell if ex and ex.shell else shell
+    container_losses(ex, runtime, lost, approximated)
     if ex is None or (ex.script is None and ex.executable is None and ex.container is None):
         return "", f"#!{shell}"
-    container_losses(ex, runtime, lost, approximated)
     if ex.script is not None:
         text = ex.script
         first, rest = (

@@ -25,6 +25,7 @@ import msgspec
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
+    refuse_unreadable,
     report_foreign,
     report_priority_rounding,
     report_unsupported,
@@ -118,12 +119,12 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.resources.tasks": exact(
-            "",
-            ("5 tasks on 4 hosts written as 2 per host (on 3 hosts)", "W301"),
+            "", ("with `-nnodes`, which allocates whole nodes: `-n` is refused", "W201")
         ),
         "spec.resources.nodes": exact(
             "",
             ("4 hosts as one task per host", "W301"),
+            ("5 tasks on 4 hosts written as 2 per host (on 3 hosts)", "W301"),
         ),
         "spec.resources.tasksPerNode": exact(
             "",
@@ -385,7 +386,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.env": EXACT,
         "spec.extensions.lsf.login_shell": EXACT,
         "spec.extensions.lsf.outdir": EXACT,
-        "spec.extensions.lsf.error_open_mode": EXACT,
+        "spec.extensions.lsf.error_open_mode": exact(
+            "", ("without a separate stderr file (`-e`)", "W201")
+        ),
         "spec.extensions.lsf.options": EXACT,
     },
 )
@@ -421,6 +424,8 @@ class LsfWriter:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.lsf if ext and ext.lsf else LsfExt()
@@ -478,7 +483,10 @@ class LsfWriter:
                 help="remove the line break or one kind of quote from the value",
             )
             return
-        self.lines.append(f"#BSUB -{name} {quoted}")
+        line = f"#BSUB -{name} {quoted}"
+        self.lines.append(line)
+        if path is not None:
+            self.fields[line] = path
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -496,6 +504,7 @@ class LsfWriter:
         self.unsupported()
         header = "".join(line + "\n" for line in ([shebang] if shebang else []) + self.lines)
         self.body_directives(header, body)
+        refuse_unreadable(self.reporter, header + body, "lsf", self.fields, "lsf", "bsub")
         return [OutputFile(header + body)]
 
     def script(self) -> tuple[str, str]:
@@ -670,7 +679,7 @@ class LsfWriter:
             if value is not None:
                 self.opt(name, value)
         if ext.priority is not None:
-            self.opt("sp", ext.priority)
+            self.opt("sp", ext.priority, "spec.extensions.lsf.priority")
             self.shadow("priority", [("sp", str(ext.priority))], ["spec.schedule.priority"])
         elif sched.priority is not None:
             native = to_native(sched.priority, "lsf", self.options.band)
@@ -683,7 +692,7 @@ class LsfWriter:
         self.clock("b", ext.begin, sched.begin_after, "spec.schedule.beginAfter")
         self.clock("t", ext.deadline, sched.deadline, "spec.schedule.deadline")
         if ext.run_limit is not None:
-            self.opt("W", ext.run_limit)
+            self.opt("W", ext.run_limit, "spec.extensions.lsf.run_limit")
             self.shadow("run_limit", [("W", ext.run_limit)], ["spec.schedule.walltime"])
         elif sched.walltime is not None:
             self.limit("W", sched.walltime, "spec.schedule.walltime")
@@ -745,7 +754,7 @@ class LsfWriter:
                 elif nodes is not None and nodes != -(-slots // tpn):
                     # LSF fills each host with `ptile` slots, the last with the rest
                     self.approximated(
-                        "spec.resources.tasks",
+                        "spec.resources.nodes",
                         f"LSF places {slots} tasks {tpn} per host, on {-(-slots // tpn)} hosts, "
                         f"not on exactly {nodes} hosts",
                     )
@@ -759,7 +768,7 @@ class LsfWriter:
                     ptile = -(-slots // nodes)
                     if -(-slots // ptile) != nodes:  # the last host takes the rest
                         self.approximated(
-                            "spec.resources.tasks",
+                            "spec.resources.nodes",
                             f"{slots} tasks on {nodes} hosts written as {ptile} per host "
                             f"(on {-(-slots // ptile)} hosts)",
                         )
@@ -858,7 +867,15 @@ class LsfWriter:
             out.append(f"select[{' && '.join(terms)}]")
         if ext.order_expression is not None:
             out.append(f"order[{ext.order_expression}]")
-        if ext.rusage_string is not None:
+        raw = (ext.rusage_string or "").strip()
+        if ext.rusage_string is not None and not (raw.startswith("rusage[") and raw.endswith("]")):
+            self.reporter.report(
+                "E134",
+                f"`{ext.rusage_string}` is not an rusage section of `-R`",
+                field="spec.extensions.lsf.rusage_string",
+                help="write the section whole, e.g. `rusage[mem=4096]`",
+            )
+        elif ext.rusage_string is not None:
             out.append(ext.rusage_string)
         else:
             usage = []
@@ -980,6 +997,10 @@ class LsfWriter:
             amount = count.amount
             if scope == "job":
                 amount = amount / (res.nodes or 1)
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"GPUs per job written per host (`num=` on each of {res.nodes or 1})",
+                )
             elif scope not in ("task", "node"):
                 self.approximated("spec.resources.gpu.count", f"GPUs per {scope} written per host")
             whole = -(-amount.numerator // amount.denominator)
@@ -1007,7 +1028,7 @@ class LsfWriter:
 
     def dependencies(self) -> None:
         if self.ext.dependency is not None:
-            self.opt("w", self.ext.dependency)
+            self.opt("w", self.ext.dependency, "spec.extensions.lsf.dependency")
             self.shadow("dependency", [("w", self.ext.dependency)], ["spec.dependencies"])
             return
         terms = []
@@ -1064,8 +1085,15 @@ class LsfWriter:
         if staging is None:
             return
         for key, op in (("inputs", ">"), ("outputs", "<")):
-            for j, item in enumerate(getattr(staging, key) or ()):
+            items = getattr(staging, key) or ()
+            for j, item in enumerate(items):
                 local, remote = (item.src, item.dst) if op == ">" else (item.dst, item.src)
+                if item in items[:j]:
+                    self.lost(
+                        f"spec.fileStaging.{key}[{j}]",
+                        "the same transfer is listed before it: it is written once",
+                    )
+                    continue
                 bad = [p for p in (local, remote) if not p or re.search(r"[\s<>]", p)]
                 if bad:
                     self.unwritable(
@@ -1083,6 +1111,13 @@ class LsfWriter:
 
     def output(self) -> None:
         out = self.spec.output
+        if self.ext.error_open_mode is not None and (
+            out is None or out.stderr is None or out.merge_stderr
+        ):
+            self.lost(
+                "spec.extensions.lsf.error_open_mode",
+                "it is the open mode of the `-e` file, and no `-e` is written",
+            )
         if out is None:
             return
         truncate = out.open_mode != "append"
@@ -1247,7 +1282,9 @@ class LsfWriter:
 
         for name, value in (ext.options or {}).items():
             if name in OPTIONS:
-                self.opt(name, value if value != "" else None)
+                self.opt(
+                    name, value if value != "" else None, f"spec.extensions.lsf.options.{name}"
+                )
             else:  # a key that is no option would write words of its own (`x\n#BSUB -W 9`)
                 self.lost(f"spec.extensions.lsf.options.{name}", f"`-{name}` is not a bsub option")
         for key in ("frequency", "run_window"):

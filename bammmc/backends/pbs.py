@@ -20,6 +20,7 @@ from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
     read_own,
+    refuse_unreadable,
     report_foreign,
     report_priority_rounding,
     report_shadowed,
@@ -149,18 +150,15 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.gpu.memory": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for PBS"
-                ),
-                "W301",
-            ),
+        "spec.resources.gpu.memory": lost(
+            "PBS has no standard resource for GPU memory (a site may define one)"
         ),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost(
+            "PBS allocates whole GPUs (`ngpus`); it cannot share one"
+        ),
+        "spec.resources.gpu.migProfile": lost(
+            "MIG slices are site-defined custom resources in PBS"
+        ),
         "spec.resources.diskPerTask": exact(
             "",
             ("scratch space is a site-defined PBS resource", "W201"),
@@ -172,15 +170,8 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.genericResources": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for PBS"
-                ),
-                "W301",
-            ),
+        "spec.resources.genericResources": approx(
+            "written as a custom resource of each `select` chunk (a chunk is not a node)"
         ),
         "spec.resources.limits": lost("qsub has no option for it"),
         "spec.execution.container.image": exact(
@@ -366,8 +357,10 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.place": EXACT,
         "spec.extensions.pbs.stagein": EXACT,
         "spec.extensions.pbs.stageout": EXACT,
-        "spec.extensions.pbs.aoe": EXACT,
-        "spec.extensions.pbs.checkpoint_interval": EXACT,
+        "spec.extensions.pbs.aoe": lost("bammmc does not write PBS Pro's `-l aoe=` yet"),
+        "spec.extensions.pbs.checkpoint_interval": lost(
+            "bammmc does not write the checkpoint interval (`-c c=MINUTES`) yet"
+        ),
         "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
         "spec.extensions.pbs.ompthreads_per_chunk": exact(
             "", ("the raw chunk request written instead has no `ompthreads`", "W201")
@@ -377,11 +370,12 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.select": exact(
             "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
         ),
-        "spec.extensions.pbs.nodes": exact(
-            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        "spec.extensions.pbs.nodes": lost(
+            "`-l nodes=` is the other dialect's chunk request; PBS does not take it",
+            by_writer=True,
         ),
-        "spec.extensions.pbs.cput": EXACT,
-        "spec.extensions.pbs.pcput": EXACT,
+        "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
+        "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.mem": EXACT,
         "spec.extensions.pbs.resources": EXACT,
         "spec.extensions.pbs.join": EXACT,
@@ -418,6 +412,8 @@ class PbsWriter:
         self.options = options
         self.lines: list[str] = []
         self.reported: set[tuple[str, str, str]] = set()
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         #: each chunk holds one task (tasks without nodes): per-node amounts do not fit
         self.chunk_is_task = False
         self.spec = job.spec or Spec()
@@ -480,7 +476,10 @@ class PbsWriter:
                 help="remove the quote from the value",
             )
             return
-        self.lines.append(f"#PBS -{letter} {quote(text)}")
+        line = f"#PBS -{letter} {quote(text)}"
+        self.lines.append(line)
+        if path is not None:
+            self.fields[line] = path
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -498,9 +497,9 @@ class PbsWriter:
         self.environment()
         for letter, value in (ext.options or {}).items():
             if letter.startswith("W:"):
-                self.opt("W", f"{letter[2:]}={value}")
+                self.opt("W", f"{letter[2:]}={value}", f"spec.extensions.pbs.options.{letter}")
             elif len(letter) == 1:
-                self.opt(letter, value or None)
+                self.opt(letter, value or None, f"spec.extensions.pbs.options.{letter}")
         self.unsupported()
         if _body_has_directives(body):
             # qsub would read them over the converted options: a command first ends its scan
@@ -513,7 +512,8 @@ class PbsWriter:
         header = "".join(line + "\n" for line in self.lines)
         text = header + body
         fmt = self.TABLE.target
-        report_shadowed(self, self.job, "pbs", lambda: read_own(text, fmt), self.label)
+        if not refuse_unreadable(self.reporter, text, fmt, self.fields, "pbs", "qsub"):
+            report_shadowed(self, self.job, "pbs", lambda: read_own(text, fmt), self.label)
         return [OutputFile(text)]
 
     def script(self) -> tuple[str, str]:
@@ -601,7 +601,7 @@ class PbsWriter:
             else:
                 self.lost("spec.schedule.project", "Torque's -P is a proxy user, not a project")
         if ext.priority is not None:
-            self.opt("p", ext.priority)
+            self.opt("p", ext.priority, "spec.extensions.pbs.priority")
         elif sched.priority is not None:
             native = to_native(sched.priority, "pbs", self.options.band)
             self.opt("p", native, "spec.schedule.priority")
@@ -611,7 +611,7 @@ class PbsWriter:
         if sched.hold:
             self.opt("h")
         if ext.begin is not None:
-            self.opt("a", ext.begin)
+            self.opt("a", ext.begin, "spec.extensions.pbs.begin")
         elif sched.begin_after is not None:
             value = sched.begin_after.value
             if value.tzinfo is not None:
@@ -635,7 +635,12 @@ class PbsWriter:
         for key in ("cput", "pcput"):
             value = getattr(ext, key)
             if value is not None and value.seconds is not None:
-                self.opt("l", f"{key}={pbs_time(value.seconds)}")
+                self.opt("l", f"{key}={pbs_time(value.seconds)}", f"spec.extensions.pbs.{key}")
+            elif value is not None:
+                self.lost(
+                    f"spec.extensions.pbs.{key}",
+                    f"PBS has no unlimited `{key}`; the queue's limit applies",
+                )
         if sched.reservation is not None:
             self.opt("l", f"advres={sched.reservation}", "spec.schedule.reservation")
         life = self.spec.lifecycle
@@ -654,6 +659,14 @@ class PbsWriter:
 
     def resources(self, res: Resources) -> None:
         ext = self.ext
+        # the raw chunk request of the other dialect: PBS Pro's `select`, Torque's `nodes`
+        other = "nodes" if self.DIALECT == "pbs" else "select"
+        if getattr(ext, other) is not None and ext.mixed_chunks is None:
+            self.lost(
+                f"spec.extensions.pbs.{other}",
+                f"`-l {other}=` is the other dialect's chunk request; {self.label} does not "
+                "take it",
+            )
         if ext.mixed_chunks is not None:
             self.opt("l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}")
             for key in ("select", "nodes"):
@@ -663,13 +676,13 @@ class PbsWriter:
                         "the raw `extensions.pbs.mixed_chunks` is the chunk request written",
                     )
         elif ext.select is not None and self.DIALECT == "pbs":
-            self.opt("l", f"select={ext.select}")
+            self.opt("l", f"select={ext.select}", "spec.extensions.pbs.select")
         elif ext.nodes is not None and self.DIALECT == "torque":
-            self.opt("l", f"nodes={ext.nodes}")
+            self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
         else:
             self.chunks(res)
         if ext.place is not None and self.DIALECT == "pbs":
-            self.opt("l", f"place={ext.place}")
+            self.opt("l", f"place={ext.place}", "spec.extensions.pbs.place")
         elif self.DIALECT == "pbs":
             self.place()
         else:
@@ -677,7 +690,7 @@ class PbsWriter:
         if ext.mem is not None:
             self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
         for name, value in (ext.resources or {}).items():
-            self.opt("l", f"{name}={value}")
+            self.opt("l", f"{name}={value}", f"spec.extensions.pbs.resources.{name}")
         if ext.ompthreads_per_chunk is not None and not getattr(self, "wrote_ompthreads", False):
             self.lost(
                 "spec.extensions.pbs.ompthreads_per_chunk",
@@ -692,7 +705,15 @@ class PbsWriter:
         nodes, tpn, tasks = res.nodes, res.tasks_per_node, res.tasks
         extra: tuple[int, int] | None = None
         if tpn is None and tasks is not None:
-            if nodes is None:
+            if nodes is not None and nodes > tasks:
+                # a chunk without a task is refused or dropped: one chunk per task
+                self.approximated(
+                    "spec.resources.nodes",
+                    f"{tasks} tasks on {nodes} nodes written as {tasks} chunks of one task",
+                )
+                nodes, tpn = tasks, 1
+                self.chunk_is_task = True
+            elif nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
                 self.chunk_is_task = True
             elif tasks % nodes == 0:
@@ -742,6 +763,17 @@ class PbsWriter:
                     "spec.resources.tasks",
                     f"{res.tasks} tasks written as {total} nodes of {tpn}",
                 )
+            if self.chunk_is_task:
+                self.approximated(
+                    "spec.resources.tasks",
+                    f"{res.tasks} tasks written as {total} nodes of one processor "
+                    "(`nodes=`): Torque has no task count",
+                )
+            for name in res.generic_resources or {}:
+                self.lost(
+                    f"spec.resources.genericResources.{name}",
+                    "Torque's `nodes=` request has GPUs (`gpus=`) but no other generic resource",
+                )
             self.torque_nodes(total, tpn, cpus, res)
             return
         select = self.chunk(nodes, tpn, cpus, total, res)
@@ -773,6 +805,14 @@ class PbsWriter:
                     "spec.resources.gpu.count",
                     "GPUs per node written per chunk, and each chunk here is one task",
                 )
+            elif scope != "task" and total > 1:
+                # bammmc's reader (as qsub) reads `ngpus` per chunk, or per task when the
+                # chunk's tasks share it evenly: a count per node or per job is not kept
+                # (with one chunk, per node, per job and per chunk are the same)
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"GPUs per {scope} written per chunk (`ngpus` of each `select` chunk)",
+                )
             amount = count_.amount * factors.get(scope, Fraction(1))
             whole = -(-amount.numerator // amount.denominator)
             if whole != amount:
@@ -782,6 +822,14 @@ class PbsWriter:
             parts.append(f"ngpus={whole}")
         for name, amount_ in (res.generic_resources or {}).items():
             whole = -(-amount_.amount.numerator // amount_.amount.denominator)
+            # a custom resource of a chunk is PBS's own request, but not a count per node (a
+            # node can hold several chunks) nor per job: bammmc's reader keeps it in the raw
+            # `select` of extensions.pbs
+            self.approximated(
+                f"spec.resources.genericResources.{name}",
+                f"{amount_.amount} per {amount_.scope or 'node'} written as `{name}={whole}` "
+                "in each `select` chunk",
+            )
             parts.append(f"{name}={whole}")
         return ":".join(parts)
 
@@ -791,8 +839,21 @@ class PbsWriter:
             spec.append(f"ppn={tpn * cpus}")
         if res.gpu is not None and res.gpu.count is not None:
             count = res.gpu.count
-            per_node = count.amount * (tpn if (count.scope or "task") == "task" else 1)
-            spec.append(f"gpus={-(-per_node.numerator // per_node.denominator)}")
+            scope = count.scope or "task"
+            factors = {"task": Fraction(tpn), "node": Fraction(1), "job": Fraction(1, nodes)}
+            per_node = count.amount * factors.get(scope, Fraction(1))
+            whole = -(-per_node.numerator // per_node.denominator)
+            if (
+                scope not in ("task", "node")
+                or whole != per_node
+                or (scope == "task" and self.chunk_is_task)
+            ):
+                self.approximated(
+                    "spec.resources.gpu.count",
+                    f"{count.amount} GPUs per {scope} written as `gpus={whole}` on each of the "
+                    f"{nodes} nodes",
+                )
+            spec.append(f"gpus={whole}")
         placement = self.spec.placement
         if placement is not None and placement.constraint:
             features = placement.constraint.split("&")
@@ -831,10 +892,23 @@ class PbsWriter:
                     "spec.resources.memoryPerTask",
                     "memory per node written per chunk, and each chunk here is one task",
                 )
+            elif scope == "node" and nodes > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    "memory per node written per chunk"
+                    + (
+                        " (`mem` of each `select` chunk)" if self.DIALECT == "pbs" else ", per task"
+                    ),
+                )
             return mem.bytes
         if scope == "cpu":
             return mem.bytes * tpn * cpus
         if scope == "job":
+            if nodes > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"memory per job written per chunk ({nodes} chunks)",
+                )
             return -(-mem.bytes // nodes)
         self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
         return mem.bytes
@@ -922,7 +996,7 @@ class PbsWriter:
     def dependencies(self) -> None:
         ext = self.ext
         if ext.dependency is not None:
-            self.opt("W", f"depend={ext.dependency}")
+            self.opt("W", f"depend={ext.dependency}", "spec.extensions.pbs.dependency")
         else:
             groups: dict[str, list[str]] = {}
             for i, dep in enumerate(self.spec.dependencies or ()):

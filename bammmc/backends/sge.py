@@ -33,6 +33,7 @@ from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
     read_own,
+    refuse_unreadable,
     report_foreign,
     report_shadowed,
     report_unsupported,
@@ -526,7 +527,9 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("the portable field was probably edited after the job was read", "W301"),
         ),
-        "spec.extensions.sge.memory_resource": EXACT,
+        "spec.extensions.sge.memory_resource": exact(
+            "", ("without `resources.memoryPerTask`: nothing is written with it", "W201")
+        ),
         "spec.extensions.sge.slot_memory": EXACT,
         "spec.extensions.sge.resources": EXACT,
         "spec.extensions.sge.soft_resources": EXACT,
@@ -594,6 +597,8 @@ class SgeWriter:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.sge if ext and ext.sge else SgeExt()
@@ -665,6 +670,8 @@ class SgeWriter:
         words = self.words(name, *values, path=path)
         if words is not None:
             self.lines.append("#$ " + " ".join(words))
+            if path is not None:
+                self.fields[self.lines[-1]] = path
 
     def resource(self, key: str, value: str, path: str) -> str | None:
         """`key=value` for `-l`, or ``None`` (E140) when it would read as another request."""
@@ -699,7 +706,8 @@ class SgeWriter:
         header = "".join(line + "\n" for line in head + shell_lines + self.lines)
         text = header + body
         self.body_directives(header, body)
-        report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
+        if not refuse_unreadable(self.reporter, text, "sge", self.fields, "sge", "qsub"):
+            report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
         return [OutputFile(text)]
 
     def script(self) -> tuple[str, str]:
@@ -930,6 +938,12 @@ class SgeWriter:
             if count:
                 self.opt("pe", name, count, path="spec.resources")
         mem = res.memory_per_task
+        if mem is None and ext.memory_resource is not None:
+            self.lost(
+                "spec.extensions.sge.memory_resource",
+                "it names the resource that carries `resources.memoryPerTask`, which this job "
+                "does not set: nothing is written with it",
+            )
         if mem is not None:
             resource = ext.memory_resource or self.options.sge_memory_resource
             per_slot = self.per_slot(mem, per_task, tasks, res)

@@ -18,6 +18,7 @@ from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
     read_own,
+    refuse_unreadable,
     report_foreign,
     report_shadowed,
     report_unsupported,
@@ -146,7 +147,10 @@ CAPABILITIES: Final = Capabilities(
             ),
             by_writer=True,
         ),
-        "spec.resources.gpu.fraction": EXACT,
+        "spec.resources.gpu.fraction": approx(
+            "Slurm allocates whole GPUs: a fraction alone is rounded up to one GPU; beside a "
+            "count it is dropped (W201)"
+        ),
         "spec.resources.gpu.migProfile": EXACT,
         "spec.resources.diskPerTask": exact(
             "",
@@ -323,7 +327,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.slurm.wckey": EXACT,
         "spec.extensions.slurm.profile": EXACT,
         "spec.extensions.slurm.switches": EXACT,
-        "spec.extensions.slurm.switches_max_wait": EXACT,
+        "spec.extensions.slurm.switches_max_wait": exact(
+            "", ("without `switches`: it is the `@time` of `--switches`", "W201")
+        ),
         "spec.extensions.slurm.kill_on_bad_exit": exact(
             "",
             ("`--kill-on-bad-exit` is an srun option; sbatch has none", "W201"),
@@ -412,6 +418,8 @@ class _Writer:
         self.reporter = reporter
         self.options = options
         self.lines: list[str] = []
+        #: the field each written line comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
 
     # -- reporting -------------------------------------------------------------------------
 
@@ -448,7 +456,10 @@ class _Writer:
                 help="remove the line break from the value",
             )
             return
-        self.lines.append(f"#SBATCH --{name}={quote(text)}")
+        line = f"#SBATCH --{name}={quote(text)}"
+        self.lines.append(line)
+        if path is not None:
+            self.fields[line] = path
 
 
 def quote(value: str) -> str:
@@ -545,7 +556,8 @@ def write(
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
     text = "\n".join(w.lines) + "\n" + script
-    report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")
+    if not refuse_unreadable(w.reporter, text, "slurm", w.fields, "slurm", "sbatch"):
+        report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")
     return [OutputFile(text)]
 
 
@@ -562,6 +574,7 @@ def _component(
 ) -> None:
     sched = sched or Schedule()
     res = res or Resources()
+    ext_path = f"{prefix}.slurm" if prefix != "spec" else "spec.extensions.slurm"
     queue = ext.partition or sched.partition or sched.queue
     if queue is not None:
         w.opt("partition", queue, f"{prefix}.schedule.queue")
@@ -579,7 +592,7 @@ def _component(
     if sched.hold:
         w.opt("hold")
     if ext.priority is not None:
-        w.opt("priority", ext.priority)
+        w.opt("priority", ext.priority, f"{ext_path}.priority")
     elif sched.priority is not None:
         w.opt(
             "priority",
@@ -648,10 +661,10 @@ def _component(
         )
     for key, name in EXT_INT_OPTIONS.items():
         if getattr(ext, key) is not None:
-            w.opt(name, getattr(ext, key))
+            w.opt(name, getattr(ext, key), f"{ext_path}.{key}")
     for key, name in EXT_STRING_OPTIONS.items():
         if getattr(ext, key) is not None:
-            w.opt(name, getattr(ext, key))
+            w.opt(name, getattr(ext, key), f"{ext_path}.{key}")
     for key, name in EXT_FLAG_OPTIONS.items():
         if getattr(ext, key):
             w.opt(name)
@@ -672,14 +685,13 @@ def _component(
         if placement.prefer is not None:
             w.opt("prefer", placement.prefer, f"{prefix}.placement.prefer")
         if ext.exclusive is not None:
-            w.opt("exclusive", ext.exclusive)
+            w.opt("exclusive", ext.exclusive, f"{ext_path}.exclusive")
         elif placement.exclusive:
             w.opt("exclusive")
         if placement.topology == "scatter" and not ext.spread_job:
             w.opt("spread-job")
     elif ext.exclusive is not None:
-        w.opt("exclusive", ext.exclusive)
-    ext_path = f"{prefix}.slurm" if prefix != "spec" else "spec.extensions.slurm"
+        w.opt("exclusive", ext.exclusive, f"{ext_path}.exclusive")
     for key in ("mpi", "kill_on_bad_exit"):
         if getattr(ext, key) is not None:
             w.lost(
@@ -688,12 +700,17 @@ def _component(
             )
     if ext.switches is not None:
         wait = f"@{slurm_time(ext.switches_max_wait.seconds)}" if ext.switches_max_wait else ""
-        w.opt("switches", f"{ext.switches}{wait}")
+        w.opt("switches", f"{ext.switches}{wait}", f"{ext_path}.switches")
+    elif ext.switches_max_wait is not None:
+        w.lost(
+            f"{ext_path}.switches_max_wait",
+            "it is the `@time` of `--switches=COUNT@time`, and no switch count is given",
+        )
     if ext.profile:
-        w.opt("profile", ",".join(ext.profile))
+        w.opt("profile", ",".join(ext.profile), f"{ext_path}.profile")
     for name, value in (ext.options or {}).items():
         if name in OPTIONS or name in PLUGIN_OPTIONS:
-            w.opt(name, value if value != "" else None)
+            w.opt(name, value if value != "" else None, f"{ext_path}.options.{name}")
         else:
             w.lost(f"spec.extensions.slurm.options.{name}", f"`--{name}` is not an sbatch option")
     del spec, first
@@ -804,6 +821,11 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
             w.approximated(
                 f"{prefix}.resources.gpu.fraction", "a GPU fraction is rounded up to a whole GPU"
             )
+        elif gpu.fraction is not None:
+            w.lost(
+                f"{prefix}.resources.gpu.fraction",
+                "Slurm allocates whole GPUs: the count is requested, a fraction of each is not",
+            )
         whole = -(-amount.numerator // amount.denominator)
         if whole != amount:
             w.approximated(f"{prefix}.resources.gpu.count", f"{amount} GPUs rounded up to {whole}")
@@ -912,7 +934,7 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
     if note is not None and note.email is not None:
         w.opt("mail-user", note.email, "spec.notifications.email")
     if ext.mail_type is not None:
-        w.opt("mail-type", ext.mail_type)
+        w.opt("mail-type", ext.mail_type, "spec.extensions.slurm.mail_type")
     elif note is not None and note.events is not None:
         types = [MAIL_TYPES[e] for e in note.events] or ["NONE"]
         w.opt("mail-type", ",".join(types), "spec.notifications.events")
@@ -983,7 +1005,7 @@ def _pattern(template: Template) -> str:
 
 def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
     if ext.dependency is not None:
-        w.opt("dependency", ext.dependency)
+        w.opt("dependency", ext.dependency, "spec.extensions.slurm.dependency")
         return
     parts: list[str] = []
     for i, dep in enumerate(spec.dependencies or ()):
@@ -1015,6 +1037,8 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
                 w.lost(path, f"`{dep.value}` is not a Slurm job id; Slurm depends on ids only")
                 continue
             parts.append(f"{dep.scheme}:{value}")
+        else:
+            w.lost(path, "a dependency needs a scheme and a job id for `--dependency`")
     if parts:
         w.opt("dependency", ",".join(parts), "spec.dependencies")
 
@@ -1045,7 +1069,7 @@ def _slurm_job_ref(value: str) -> bool:
 
 def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
     if ext.export is not None:
-        w.opt("export", ext.export)
+        w.opt("export", ext.export, "spec.extensions.slurm.export")
         env = ex.environment
         if env is not None and (env.vars or env.inherit_from_submitter is not None):
             w.approximated(

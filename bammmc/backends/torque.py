@@ -123,18 +123,15 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.resources.gpu.memory": exact(
-            "",
-            (
-                (
-                    "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
-                    "says something else for Torque"
-                ),
-                "W301",
-            ),
+        "spec.resources.gpu.memory": lost(
+            "Torque has no standard resource for GPU memory (a site may define one)"
         ),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost(
+            "Torque allocates whole GPUs (`gpus`); it cannot share one"
+        ),
+        "spec.resources.gpu.migProfile": lost(
+            "MIG slices are site-defined custom resources in Torque"
+        ),
         "spec.resources.diskPerTask": exact(
             "",
             ("scratch space is a site-defined PBS resource", "W201"),
@@ -148,6 +145,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.genericResources": exact(
             "",
+            ("Torque's `nodes=` request has GPUs (`gpus=`) but no other generic resource", "W201"),
             (
                 (
                     "the raw `extensions.pbs.mixed_chunks` is written instead, and it "
@@ -320,22 +318,29 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.place": lost("Torque has no `place=`", by_writer=True),
         "spec.extensions.pbs.stagein": EXACT,
         "spec.extensions.pbs.stageout": EXACT,
-        "spec.extensions.pbs.aoe": EXACT,
-        "spec.extensions.pbs.checkpoint_interval": EXACT,
-        "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
+        "spec.extensions.pbs.aoe": lost(
+            "Torque has no application operating environment (`aoe` is PBS Pro's)"
+        ),
+        "spec.extensions.pbs.checkpoint_interval": lost(
+            "bammmc does not write the checkpoint interval (`-c c=MINUTES`) yet"
+        ),
+        "spec.extensions.pbs.mpiprocs_per_chunk": lost(
+            "Torque has no `mpiprocs`: `ppn` counts processors"
+        ),
         "spec.extensions.pbs.ompthreads_per_chunk": lost(
             "Torque has no threads per node", by_writer=True
         ),
         "spec.extensions.pbs.mixed_chunks": EXACT,
         "spec.extensions.pbs.server": EXACT,
-        "spec.extensions.pbs.select": exact(
-            "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
+        "spec.extensions.pbs.select": lost(
+            "`-l select=` is the other dialect's chunk request; Torque does not take it",
+            by_writer=True,
         ),
         "spec.extensions.pbs.nodes": exact(
             "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
         ),
-        "spec.extensions.pbs.cput": EXACT,
-        "spec.extensions.pbs.pcput": EXACT,
+        "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
+        "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.mem": EXACT,
         "spec.extensions.pbs.resources": EXACT,
         "spec.extensions.pbs.join": EXACT,

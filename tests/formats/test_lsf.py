@@ -747,7 +747,8 @@ def test_nodes_and_tasks_become_ptile() -> None:
     out, diags = bammmc.emit(splat("  resources:\n    tasks: 10\n    nodes: 3\n"), "lsf")
     assert '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
     _, diags = bammmc.emit(splat("  resources:\n    tasks: 9\n    nodes: 4\n"), "lsf")
-    assert codes(diags) == [("W301", "spec.resources.tasks")]
+    # the 9 tasks stay; the host count is what changes
+    assert codes(diags) == [("W301", "spec.resources.nodes")]
 
 
 # ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic ──
@@ -765,6 +766,50 @@ HONEST_LSF = [
         "lsf",
         {("W201", "spec.execution.container.imagePullSecrets")},
     ),
+    # the arguments of a script: only the bsub command line takes them (shared code)
+    (
+        "{execution: {script: 'echo', arguments: 'a b'}}",
+        "lsf",
+        {("W201", "spec.execution.arguments")},
+    ),
+    # fewer tasks than nodes × tasksPerNode: LSF fills hosts, so fewer hosts are used
+    (
+        "{resources: {tasks: 10, nodes: 5, tasksPerNode: 4}}",
+        "lsf",
+        {("W301", "spec.resources.nodes")},
+    ),
+    # a raw value its own reader (and bsub) refuses is not written: an error names it
+    (
+        "{extensions: {lsf: {options: {W: abc}}}}",
+        "lsf",
+        {("E134", "spec.extensions.lsf.options.W")},
+    ),
+    # a key that is no bsub option is not written at all (it would write words of its own)
+    (
+        "{extensions: {lsf: {options: {'b//': x}}}}",
+        "lsf",
+        {("W201", "spec.extensions.lsf.options.b//")},
+    ),
+    # the open mode of a stderr file that is not written
+    (
+        "{extensions: {lsf: {error_open_mode: append}}}",
+        "lsf",
+        {("W201", "spec.extensions.lsf.error_open_mode")},
+    ),
+    # a raw rusage that is not an rusage section
+    (
+        "{extensions: {lsf: {rusage_string: '0'}}}",
+        "lsf",
+        {("E134", "spec.extensions.lsf.rusage_string")},
+    ),
+    # the same transfer twice is written once
+    (
+        "{fileStaging: {outputs: [{src: a, dst: b}, {src: a, dst: b}]}}",
+        "lsf",
+        {("W201", "spec.fileStaging.outputs[1]")},
+    ),
+    # GPUs per job are written per host
+    ("{resources: {gpu: {count: 8/job}}}", "lsf", {("W301", "spec.resources.gpu.count")}),
 ]
 
 

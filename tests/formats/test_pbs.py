@@ -529,6 +529,92 @@ HONEST_PBS = [
         "pbs",
         {("W301", "spec.placement.groupBy")},
     ),
+    # the arguments of a script: only the qsub command line takes them (shared code)
+    (
+        "{execution: {script: 'echo', arguments: 'a b'}}",
+        "pbs",
+        {("W201", "spec.execution.arguments")},
+    ),
+    ("{execution: {arguments: x}}", "torque", {("W201", "spec.execution.arguments")}),
+    # PBS and Torque have no standard GPU memory, fraction or MIG resource
+    *[
+        (
+            "{resources: {gpu: {count: 1, memory: 4Gi, fraction: 0.5, migProfile: 1g.5gb}}}",
+            target,
+            {
+                ("W201", "spec.resources.gpu.memory"),
+                ("W201", "spec.resources.gpu.fraction"),
+                ("W201", "spec.resources.gpu.migProfile"),
+            },
+        )
+        for target in ("pbs", "torque")
+    ],
+    # GPUs per node or per job are written per chunk (PBS) or per node (Torque)
+    (
+        "{resources: {nodes: 2, tasksPerNode: 3, gpu: {count: 4/node}}}",
+        "pbs",
+        {("W301", "spec.resources.gpu.count")},
+    ),
+    (
+        "{resources: {nodes: 2, gpu: {count: 8/job}}}",
+        "torque",
+        {("W301", "spec.resources.gpu.count")},
+    ),
+    # Torque has no task count: tasks without nodes are nodes of one processor
+    (
+        "{resources: {tasks: 5, gpu: {count: 1}}}",
+        "torque",
+        {("W301", "spec.resources.tasks"), ("W301", "spec.resources.gpu.count")},
+    ),
+    # generic resources: a custom resource per `select` chunk (PBS), none on Torque
+    (
+        "{resources: {genericResources: {a: 2}}}",
+        "pbs",
+        {("W301", "spec.resources.genericResources.a")},
+    ),
+    (
+        "{resources: {genericResources: {a: 2}}}",
+        "torque",
+        {("W201", "spec.resources.genericResources.a")},
+    ),
+    # a raw value its own reader (and qsub) refuses is not written: an error names it
+    (
+        "{extensions: {pbs: {options: {x: '-'}}}}",
+        "pbs",
+        {("E134", "spec.extensions.pbs.options.x")},
+    ),
+    # the other dialect's raw chunk request
+    (
+        "{extensions: {pbs: {select: '2:ncpus=4'}}}",
+        "torque",
+        {("W201", "spec.extensions.pbs.select")},
+    ),
+    ("{extensions: {pbs: {nodes: '2:ppn=4'}}}", "pbs", {("W201", "spec.extensions.pbs.nodes")}),
+    # PBS has no unlimited CPU time
+    ("{extensions: {pbs: {cput: unlimited}}}", "torque", {("W201", "spec.extensions.pbs.cput")}),
+    # more nodes than tasks: a chunk holds at least one task
+    *[
+        ("{resources: {tasks: 3, nodes: 5}}", t, {("W301", "spec.resources.nodes")})
+        for t in ("pbs", "torque")
+    ],
+    ("{resources: {tasks: 3, nodes: 5}}", "torque", {("W301", "spec.resources.tasks")}),
+    # not written (yet): the AOE and the checkpoint interval; Torque has no mpiprocs
+    *[
+        (
+            "{extensions: {pbs: {aoe: sles, checkpoint_interval: 60}}}",
+            target,
+            {
+                ("W201", "spec.extensions.pbs.aoe"),
+                ("W201", "spec.extensions.pbs.checkpoint_interval"),
+            },
+        )
+        for target in ("pbs", "torque")
+    ],
+    (
+        "{extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+        "torque",
+        {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
 ]
 
 

@@ -723,6 +723,18 @@ HONEST_SGE = [
         "sge",
         {("W201", "spec.execution.environment.configMaps")},
     ),
+    # the arguments of a script: only the qsub command line takes them (shared code)
+    (
+        "{execution: {script: 'echo', arguments: 'a b'}}",
+        "sge",
+        {("W201", "spec.execution.arguments")},
+    ),
+    # the name of the memory resource, without memory to write with it
+    (
+        "{extensions: {sge: {memory_resource: mem_free}}}",
+        "sge",
+        {("W201", "spec.extensions.sge.memory_resource")},
+    ),
 ]
 
 

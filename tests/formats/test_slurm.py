@@ -737,6 +737,52 @@ HONEST_SLURM = [
         "slurm",
         {("W201", "spec.execution.environment.configMaps")},
     ),
+    # the arguments of a script: only the sbatch command line takes them (shared code)
+    (
+        "{execution: {script: 'echo', arguments: 'a b'}}",
+        "slurm",
+        {("W201", "spec.execution.arguments")},
+    ),
+    ("{execution: {arguments: x}}", "slurm", {("W201", "spec.execution.arguments")}),
+    # a container without an image: nothing to pull, and its command runs on the host
+    (
+        "{execution: {container: {imagePullPolicy: Always, args: [a, b]}}}",
+        "slurm",
+        {
+            ("W201", "spec.execution.container.imagePullPolicy"),
+            ("W301", "spec.execution.container"),
+        },
+    ),
+    # Slurm allocates whole GPUs: a fraction beside a count is not written
+    (
+        "{resources: {gpu: {count: 1, fraction: 1.0, migProfile: 1g.5gb}}}",
+        "slurm",
+        {("W201", "spec.resources.gpu.fraction"), ("W201", "spec.resources.gpu.migProfile")},
+    ),
+    # a raw value its own reader (and sbatch) refuses is not written: an error names it
+    (
+        "{extensions: {slurm: {priority: '.'}}}",
+        "slurm",
+        {("E134", "spec.extensions.slurm.priority")},
+    ),
+    (
+        "{extensions: {slurm: {mail_type: '1-'}}}",
+        "slurm",
+        {("E134", "spec.extensions.slurm.mail_type")},
+    ),
+    (
+        "{execution: {script: echo, environment: {vars: {'0': '0'}}}}",
+        "slurm",
+        {("E134", "spec.execution.environment")},
+    ),
+    # an array-count dependency without a scheme
+    ("{dependencies: [{value: '12', count: 3}]}", "slurm", {("W201", "spec.dependencies[0]")}),
+    # the wait of `--switches` without a switch count
+    (
+        "{extensions: {slurm: {switches_max_wait: PT1H}}}",
+        "slurm",
+        {("W201", "spec.extensions.slurm.switches_max_wait")},
+    ),
 ]
 
 
