@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from msgspec.structs import replace
 
 import bammmc
@@ -37,6 +37,7 @@ from bammmc.ir.job import Container, Job
 from bammmc.ir.paths import field_paths, get_path, related, same_value, schema_path, set_leaves
 from bammmc.pipeline import emit_job
 from bammmc.registry import FORMATS
+from tests.strategies import jobs
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
@@ -457,3 +458,26 @@ def test_no_field_vanishes_silently(example: str, target: str) -> None:
 def test_every_loss_names_a_field(example: str, target: str) -> None:
     bad = unnamed(_converted(example, target))
     assert not bad, report(bad)
+
+
+# ── generated jobs ────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@SETTINGS
+@given(job=jobs())
+def test_generated_jobs(target: str, job: Job) -> None:
+    outcome = convert(job, target)
+    problems: list[Any] = [*outcome.silent, *unnamed(outcome)]
+    problems += [
+        f"{target}: unreadable: {d.code} {d.message}"
+        for d in outcome.unreadable
+        if (target, d.code) not in PENDING_UNREADABLE
+    ]
+    assert not problems, (
+        report(problems)
+        + "\n--- job:\n"
+        + bammmc.emit(job, "splat")[0]
+        + "--- output:\n"
+        + outcome.output
+    )

@@ -15,16 +15,20 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from collections.abc import Callable
 from typing import Any, Final
 
+import msgspec
+
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import read_own, report_foreign, report_shadowed, report_unsupported
 from bammmc.backends.splat import dump_yaml
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import FluxLangError, constraint_from_splat, constraint_to_splat
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import FluxExt, Job, Spec
+from bammmc.ir.job import FluxExt, Job, Spec, new_job
+from bammmc.ir.paths import get_path, related, same_value, set_leaves
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Template
 from bammmc.passes.lower.flux import SCRIPT_COMMAND, dependency_object, to_mustache
@@ -66,15 +70,19 @@ CAPABILITIES: Final = Capabilities(
         "spec.resources.memoryPerTask": lost("a Flux jobspec has no option for it"),
         "spec.resources.tasks": EXACT,
         "spec.resources.nodes": EXACT,
-        "spec.resources.tasksPerNode": lost("the jobspec has no node vertex", by_writer=True),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            ("the jobspec has no node vertex", "W201"),
+            ("2 tasks are not 4 nodes × 1: the jobspec runs 2 tasks in 4 × 1 slots", "W301"),
+        ),
         "spec.resources.gpu.count": exact(
             "",
             ("1 GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)", "W301"),
         ),
         "spec.resources.gpu.type": lost("a Flux jobspec has no option for it"),
         "spec.resources.gpu.memory": lost("a Flux jobspec has no option for it"),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost("Flux allocates whole GPUs"),
+        "spec.resources.gpu.migProfile": lost("a Flux jobspec has no option for it"),
         "spec.resources.diskPerTask": lost("a Flux jobspec has no option for it"),
         "spec.resources.genericResources": lost("a Flux jobspec has no option for it"),
         "spec.resources.limits": lost("a Flux jobspec has no option for it"),
@@ -99,6 +107,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.shell": exact(
             "",
             ("the jobspec's command is `true`", "W201"),
+            (
+                "the raw `extensions.flux.tasks` is written instead, and it says something "
+                "else for a Flux jobspec",
+                "W301",
+            ),
         ),
         "spec.execution.workingDir": exact(
             "",
@@ -143,6 +156,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.dependencies[].value": exact(
             "",
             (("Flux has no such dependency (an array count, a begin time without a zone)"), "W201"),
+            ("`2025-03-02T20:00:00Z` is written as seconds since the epoch", "W301"),
         ),
         "spec.dependencies[].count": lost(
             ("Flux has no such dependency (an array count, a begin time without a zone)"),
@@ -163,6 +177,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.placement.exclusive": exact(
             "",
             ("Flux slots are exclusive; nodes need `-N`", "W201"),
+            (
+                "the raw `extensions.flux.resource_graph` is written instead, and it says "
+                "something else for a Flux jobspec",
+                "W301",
+            ),
         ),
         "spec.placement.nodePools": lost("a Flux jobspec has no option for it"),
         "spec.output.stdout": exact(
@@ -176,6 +195,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.output.mergeStderr": exact(
             "",
             ("Flux merges stderr only into a named stdout", "W201"),
+            ("stderr stays apart: in flux-{{id}}.err", "W301"),
         ),
         "spec.output.openMode": lost("a Flux jobspec has no option for it"),
         "spec.notifications.email": lost("a Flux jobspec has no option for it"),
@@ -195,12 +215,27 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.extensions.flux.resource_graph": EXACT,
         "spec.extensions.flux.symbolic_dependencies": EXACT,
-        "spec.extensions.flux.embeddedFiles": EXACT,
+        "spec.extensions.flux.embeddedFiles": exact(
+            "",
+            (
+                "the raw `extensions.flux.tasks` is written instead, and it says something "
+                "else for a Flux jobspec",
+                "W301",
+            ),
+        ),
         "spec.extensions.flux.preemptible_after": EXACT,
-        "spec.extensions.flux.count_expression.min": EXACT,
-        "spec.extensions.flux.count_expression.max": EXACT,
-        "spec.extensions.flux.count_expression.operator": EXACT,
-        "spec.extensions.flux.count_expression.operand": EXACT,
+        "spec.extensions.flux.count_expression.min": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.max": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.operator": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.operand": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
         "spec.extensions.flux.constraints_spec": EXACT,
         "spec.extensions.flux.shell_options": EXACT,
         "spec.extensions.flux.user_attributes": EXACT,
@@ -222,6 +257,15 @@ CAPABILITIES: Final = Capabilities(
     },
 )
 
+#: raw keys of `extensions.flux` that the writer writes as they are, and the fields (under
+#: `spec.`) they decide in a jobspec beyond common.MIRRORS and RAW_WINS: the raw `tasks` is
+#: the command, so the job's own program is not run; the raw graph holds the shape
+RAW_JOBSPEC: Final[dict[str, tuple[str, ...]]] = {
+    "tasks": ("execution", "extensions.flux.embeddedFiles"),
+    "task": ("resources",),
+    "resource_graph": ("resources", "placement.exclusive"),
+}
+
 #: fields a jobspec has no place for (beyond the ones every script scheduler lacks)
 
 
@@ -231,8 +275,12 @@ def write(
     writer = FluxWriter(job, reporter or Reporter(None), options or WriteOptions())
     doc = writer.jobspec()
     if writer.options.flux_json:
-        return [OutputFile(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")]
-    return [OutputFile(dump_yaml(doc))]
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = dump_yaml(doc)
+    if not writer.reporter.has_errors:
+        writer.report_raw(lambda: read_own(text, "flux"))
+    return [OutputFile(text)]
 
 
 class FluxWriter:
@@ -260,6 +308,38 @@ class FluxWriter:
             field=path,
             help="check the converted jobspec",
         )
+
+    def report_raw(self, read_back: Callable[[], Any]) -> None:
+        """W301 for each portable field that a raw key of `extensions.flux`, written instead
+        of it, says something else about (common.report_shadowed), and for the fields only a
+        jobspec's raw keys decide (RAW_JOBSPEC)."""
+        report_shadowed(self, self.job, "flux", read_back, "a Flux jobspec")
+        raw = [key for key in RAW_JOBSPEC if getattr(self.flux, key) is not None]
+        if not raw:
+            return
+        done = {
+            d.field for d in self.reporter.diagnostics if d.field and d.code[:2] in ("W2", "W3")
+        }
+        back = None
+        for path, value in set_leaves(self.job):
+            for key in raw:
+                if not any(related(path, f"spec.{p}") for p in RAW_JOBSPEC[key]):
+                    continue
+                if any(related(path, f) for f in done):
+                    break
+                if back is None:
+                    back = read_back() or new_job()
+                if same_value(value, get_path(back, path)):
+                    break
+                wire = msgspec.structs.fields(FluxExt)
+                name = next(f.encode_name for f in wire if f.name == key)
+                self.approximated(
+                    path,
+                    f"the raw `extensions.flux.{name}` is written instead, and it says "
+                    "something else for a Flux jobspec",
+                )
+                done.add(path)
+                break
 
     # ── the document ─────────────────────────────────────────────────────────────────────
 
@@ -342,6 +422,12 @@ class FluxWriter:
                 help="submit with `flux submit --exclusive`",
             )
         self._total = None if slots * nodes == tasks else tasks
+        if self._total is not None and per_node is not None:
+            self.approximated(
+                "spec.resources.tasksPerNode",
+                f"{tasks} tasks are not {nodes} nodes × {per_node}: the jobspec runs {tasks} "
+                f"tasks in {nodes} × {slots} slots (`count: {{total: {tasks}}}`)",
+            )
         return [node], "task"
 
     def tasks(self, label: str, script: bool) -> list[dict[str, Any]]:
@@ -350,17 +436,7 @@ class FluxWriter:
         ex = self.spec.execution
         command: list[str]
         if ex is not None and ex.executable:
-            try:
-                words = shlex.split(ex.arguments or "")
-            except ValueError as exc:  # an unclosed quote: no argument list says what was meant
-                self.reporter.report(
-                    "E140",
-                    f"`spec.execution.arguments` cannot be split into words: {exc}",
-                    field="spec.execution.arguments",
-                    help="close the quote (the arguments are a shell word list)",
-                )
-                words = []
-            command = [ex.executable, *words]
+            command = [ex.executable, *self.words(ex.arguments)]
         elif script and ex is not None and ex.script is not None:
             command = list(SCRIPT_COMMAND)
             if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell
@@ -370,6 +446,8 @@ class FluxWriter:
                     "spec.execution.shell",
                     f"the script runs with its own `#!` line, not `{ex.shell}`",
                 )
+            # the script's own arguments (`$1`…) follow it, as `flux batch job.sh ARGS` writes
+            command += self.words(ex.arguments)
         elif script:
             command = list(SCRIPT_COMMAND)
         else:
@@ -385,6 +463,19 @@ class FluxWriter:
         total = getattr(self, "_total", None)
         count = {"total": total} if total else {"per_slot": 1}
         return [{"command": command, "slot": label, "count": count}]
+
+    def words(self, arguments: str | None) -> list[str]:
+        """`execution.arguments` as the command's words (a shell word list)."""
+        try:
+            return shlex.split(arguments or "")
+        except ValueError as exc:  # an unclosed quote: no argument list says what was meant
+            self.reporter.report(
+                "E140",
+                f"`spec.execution.arguments` cannot be split into words: {exc}",
+                field="spec.execution.arguments",
+                help="close the quote (the arguments are a shell word list)",
+            )
+            return []
 
     def system(self) -> dict[str, Any]:
         s = self.spec
@@ -456,6 +547,11 @@ class FluxWriter:
                     "Flux has no such dependency (an array count, a begin time without a zone)",
                 )
                 continue
+            if dep.scheme == "begin_time" and dep.value and not dep.value.isdigit():
+                self.approximated(
+                    f"spec.dependencies[{n}].value",
+                    f"`{dep.value}` is written as seconds since the epoch (`{obj['value']}`)",
+                )
             out.append(obj)
         for sym in self.flux.symbolic_dependencies or []:
             entry: dict[str, Any] = {"scheme": sym.scheme, "value": sym.value}
@@ -486,12 +582,27 @@ class FluxWriter:
         if out is None:
             return options if self.flux.shell_options is not None else None
         output = dict(options.get("output") or {})
-        for stream, template in (("stdout", out.stdout), ("stderr", out.stderr)):
+        stderr = out.stderr
+        if out.merge_stderr and stderr is not None:
+            self.approximated(
+                "spec.output.stderr", "merged into the output file (`mergeStderr`): not written"
+            )
+            stderr = None
+        for stream, template in (("stdout", out.stdout), ("stderr", stderr)):
             if template is None:
                 continue
             output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
         if out.merge_stderr and out.stderr is None and out.stdout is None:
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
+        elif out.merge_stderr is False and out.stderr is None:
+            if out.stdout is not None:  # the shell writes stderr with stdout unless told
+                output["stderr"] = {"type": "file", "path": "flux-{{id}}.err"}
+            self.approximated(
+                "spec.output.mergeStderr",
+                "stderr stays apart: in flux-{{id}}.err"
+                if out.stdout is not None
+                else "stdout and stderr stay apart in the job's output log (`flux job attach`)",
+            )
         if output:
             options["output"] = output
         return options if options or self.flux.shell_options is not None else None
@@ -544,7 +655,7 @@ class FluxWriter:
                 "urgency is not part of a jobspec: it is given at submission",
                 help=f"submit with `flux job submit --urgency={urgency}`",
             )
-        elif self.flux.urgency is not None:
+        if self.flux.urgency is not None:
             self.lost(
                 "spec.extensions.flux.urgency",
                 "urgency is not part of a jobspec: it is given at submission",
@@ -576,6 +687,10 @@ class FluxWriter:
             )
             if s.array.max_concurrent is not None or indices.throttle is not None:
                 self.lost("spec.array.maxConcurrent", "`--cc` has no throttle")
+        elif s.array is not None and s.array.max_concurrent is not None:
+            self.lost(
+                "spec.array.maxConcurrent", "a jobspec is one job, and `--cc` has no throttle"
+            )
 
 
 __all__ = ["CAPABILITIES", "FluxWriter", "write"]

@@ -29,7 +29,7 @@ from bammmc.backends.common import (
     report_unsupported,
 )
 from bammmc.backends.container import refuser, script_body
-from bammmc.backends.flux_batch_options import OPTIONS
+from bammmc.backends.flux_batch_options import ENV_NAME, IDSET, OPTIONS
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
@@ -43,7 +43,7 @@ from bammmc.frontends.flux_lang import (
 )
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec, new_job
-from bammmc.ir.priority import to_native
+from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import Duration, Template
 
 SENTINEL: Final = "#flux:"
@@ -106,8 +106,8 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.gpu.type": lost("flux batch has no option for it"),
         "spec.resources.gpu.memory": lost("flux batch has no option for it"),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost("Flux allocates whole GPUs"),
+        "spec.resources.gpu.migProfile": lost("flux batch has no option for it"),
         "spec.resources.diskPerTask": lost("flux batch has no option for it"),
         "spec.resources.genericResources": lost("flux batch has no option for it"),
         "spec.resources.limits": lost("flux batch has no option for it"),
@@ -127,10 +127,12 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.container.command": exact(
             "",
             ("a container without an image or command runs nothing", "W201"),
+            ("a container without an image: its command line runs as a plain program", "W301"),
         ),
         "spec.execution.container.args": exact(
             "",
             ("a container without an image or command runs nothing", "W201"),
+            ("a container without an image: its command line runs as a plain program", "W301"),
         ),
         "spec.execution.script": exact(
             "",
@@ -156,7 +158,10 @@ CAPABILITIES: Final = Capabilities(
             ("the script's own `#!/bin/sh ` line names its interpreter", "W201"),
         ),
         "spec.execution.workingDir": EXACT,
-        "spec.execution.environment.vars": EXACT,
+        "spec.execution.environment.vars": exact(
+            "",
+            ("not a name an `--env` rule sets", "W201"),
+        ),
         "spec.execution.environment.secrets": lost("flux batch has no option for it"),
         "spec.execution.environment.configMaps": lost("flux batch has no option for it"),
         "spec.execution.environment.inheritFromSubmitter": exact(
@@ -273,7 +278,9 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.extensions.flux.preemptible_after": EXACT,
+        "spec.extensions.flux.preemptible_after": lost(
+            "flux batch has no option for it (the jobspec's `preemptible-after`)"
+        ),
         "spec.extensions.flux.count_expression.min": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -476,6 +483,33 @@ def render(
         "/bin/sh",
     )
     w.lines.append(shebang)
+    ex = spec.execution
+    if ex is not None and ex.script is not None and not ex.script.startswith("#!"):
+        w.approximated(
+            "spec.execution.script",
+            f"`{shebang}` is added as its first line: `flux batch` runs only a script that "
+            "starts with `#!`",
+        )
+    if (
+        ex is not None
+        and ex.script is None
+        and ex.executable is None
+        and ex.container is not None
+        and not ex.container.image
+    ):
+        for key in ("command", "args"):
+            if getattr(ex.container, key):
+                w.approximated(
+                    f"spec.execution.container.{key}",
+                    "a container without an image: its command line runs as a plain program "
+                    "(`exec …`)",
+                )
+    if ex is not None and ex.arguments and ex.executable is None:
+        w.lost(
+            "spec.execution.arguments",
+            "a batch script has no place for its own arguments: pass them on the command line "
+            "(`flux batch job.sh ARGS`)",
+        )
     interpreter = shebang[2:].split()
     if interpreter and any(p.rsplit("/", 1)[-1].startswith("lua") for p in interpreter[:2]):
         w.sentinel = "-- flux:"
@@ -507,6 +541,17 @@ def render(
             continue
         w.opt("setopt", f"{key}={_json_value(value)}", f"spec.extensions.flux.shell_options.{key}")
     for key, value in (ext.user_attributes or {}).items():
+        if "" in key.split("."):
+            w.lost(
+                f"spec.extensions.flux.user_attributes.{key}",
+                "not an attribute name (`--setattr=user.NAME`): an empty part between dots",
+            )
+            continue
+        if "." in key:
+            w.approximated(
+                f"spec.extensions.flux.user_attributes.{key}",
+                f"`--setattr=user.{key}` sets a nested attribute (`{key.replace('.', ' > ')}`)",
+            )
         w.opt(
             "setattr",
             f"user.{key}={_json_value(value)}",
@@ -563,6 +608,12 @@ def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         except FluxLangError as exc:
             w.lost(f"{base}.symbolic_dependencies[{i}]", exc.message)
             continue
+        if sym.scheme not in ("string", "fluid"):
+            w.approximated(
+                f"{base}.symbolic_dependencies[{i}]",
+                f"`--dependency={uri}`: Flux knows no `{sym.scheme}` scheme; it is kept as an "
+                "option as written",
+            )
         w.opt("dependency", uri, f"{base}.symbolic_dependencies[{i}]")
     if ext.constraints_spec is not None:
         carried = False
@@ -623,6 +674,13 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
             w.lost("spec.schedule.priority", "a held Flux job has urgency 0 (`hold`)")
     elif ext.urgency is not None:
         w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
+        if sched.priority is not None and from_native(ext.urgency, "flux", w.options.band) != (
+            sched.priority
+        ):
+            w.approximated(
+                "spec.schedule.priority",
+                f"the raw `extensions.flux.urgency` ({ext.urgency}) is written instead",
+            )
     elif sched.priority is not None:
         native = to_native(sched.priority, "flux", w.options.band)
         if native == 0:
@@ -716,12 +774,27 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
         if env.inherit_from_submitter is False:
             w.opt("env", "-*", "spec.execution.environment.inheritFromSubmitter")
         for key, value in (env.vars or {}).items():
+            if not ENV_NAME.fullmatch(key):
+                w.lost(
+                    f"spec.execution.environment.vars.{key}",
+                    "not a name an `--env` rule sets (a rule starting with `-` or `/` removes "
+                    "variables; `*?[` are globs)",
+                )
+                continue
             # `$` starts a substitution in an --env rule; `$$` is a literal `$`
             w.opt(
                 "env", f"{key}={value.replace('$', '$$')}", f"spec.execution.environment.vars.{key}"
             )
     if ex.stdin is not None:
-        w.opt("input", ex.stdin, "spec.execution.stdin")
+        stdin = ex.stdin
+        if IDSET.fullmatch(stdin):
+            stdin = f"./{stdin}"
+            w.approximated(
+                "spec.execution.stdin",
+                f"written as `{stdin}`: Flux reads `--input={ex.stdin}` as the task ranks that "
+                "get stdin, not as a file",
+            )
+        w.opt("input", stdin, "spec.execution.stdin")
 
 
 def _template(w: FluxBatchWriter, template: Template, path: str) -> str | None:
@@ -740,7 +813,12 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
         text = _template(w, out.stdout, "spec.output.stdout")
         if text is not None:
             w.opt("output", text, "spec.output.stdout")
-    if out.stderr is not None:
+    if out.stderr is not None and out.merge_stderr:
+        w.approximated(
+            "spec.output.stderr",
+            "merged into the output file (`mergeStderr`): `--error` is not written",
+        )
+    elif out.stderr is not None:
         text = _template(w, out.stderr, "spec.output.stderr")
         if text is not None:
             w.opt("error", text, "spec.output.stderr")

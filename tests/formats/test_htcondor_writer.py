@@ -472,6 +472,36 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         set(),
     ),
     (
+        "a script's arguments are not written",
+        {"execution": {"script": SCRIPT, "arguments": "a b"}},
+        ["executable = job.sh"],
+        {("W201", "spec.execution.arguments")},
+    ),
+    (
+        "arguments without a program",
+        {"execution": {"container": {"image": "i", "args": ["x"]}, "arguments": "a"}},
+        [],
+        {("W201", "spec.execution.arguments")},
+    ),
+    (
+        "a script without #! gets one, reported",
+        {"execution": {"script": "hostname\n"}},
+        ["executable = job.sh"],
+        {("W301", "spec.execution.script")},
+    ),
+    (
+        "slurm memory as request_memory",
+        {"execution": {"executable": "/bin/x"}, "extensions": {"slurm": {"mem": "4Gi"}}},
+        ["request_memory = 4G"],
+        {("W301", "spec.extensions.slurm.mem")},
+    ),
+    (
+        "pbs memory as request_memory",
+        {"execution": {"executable": "/bin/x"}, "extensions": {"pbs": {"mem": "4Gi"}}},
+        ["request_memory = 4G"],
+        {("W301", "spec.extensions.pbs.mem")},
+    ),
+    (
         "other schedulers' keys",
         {"extensions": {"slurm": {"comment": "hi"}, "sge": {"ckpt": "blcr"}}},
         [],
