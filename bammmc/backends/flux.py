@@ -272,15 +272,80 @@ RAW_JOBSPEC: Final[dict[str, tuple[str, ...]]] = {
 def write(
     job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
 ) -> list[OutputFile]:
-    writer = FluxWriter(job, reporter or Reporter(None), options or WriteOptions())
-    doc = writer.jobspec()
-    if writer.options.flux_json:
-        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = dump_yaml(doc)
+    options = options or WriteOptions()
+    job, dropped = _without_invalid_raw(job, options)
+    writer = FluxWriter(job, reporter or Reporter(None), options)
+    for key, why in dropped:
+        writer.lost(
+            f"spec.extensions.flux.{_wire(key)}",
+            f"not a valid part of a jobspec ({why}); the portable fields are written instead",
+        )
+    text = writer.text()
     if not writer.reporter.has_errors:
         writer.report_raw(lambda: read_own(text, "flux"))
     return [OutputFile(text)]
+
+
+#: raw keys of `extensions.flux` written into the jobspec as they are, in the order the writer
+#: leaves them out when the jobspec reader refuses the result
+RAW_KEYS: Final = (
+    "tasks",
+    "task",
+    "resource_graph",
+    "system",
+    "constraints_spec",
+    "symbolic_dependencies",
+    "shell_options",
+    "user_attributes",
+    "embedded_files",
+)
+
+
+def _wire(key: str) -> str:
+    return next(f.encode_name for f in msgspec.structs.fields(FluxExt) if f.name == key)
+
+
+def _refusals(job: Job, options: WriteOptions) -> list[str]:
+    """The jobspec reader's errors on what the writer makes of ``job`` (its own errors aside)."""
+    from bammmc.diagnostics.model import Reporter as _Reporter
+    from bammmc.pipeline import compile_text, get_format
+
+    scratch = FluxWriter(job, _Reporter(None), options)
+    text = scratch.text()
+    if scratch.reporter.has_errors:
+        return []
+    reporter = _Reporter()
+    compile_text(text, get_format("flux"), reporter)
+    return [d.message for d in reporter.diagnostics if d.is_error]
+
+
+def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tuple[str, str]]]:
+    """``job`` without the raw `extensions.flux` keys that make the jobspec one Flux refuses
+    (written as they are, they are not checked), and each key left out with the reader's
+    reason. A job whose raw keys are all valid is returned as it is."""
+    flux = job.spec.extensions.flux if job.spec and job.spec.extensions else None
+    if flux is None or all(getattr(flux, k) is None for k in RAW_KEYS):
+        return job, []
+    errors = _refusals(job, options)
+    dropped: list[tuple[str, str]] = []
+    for key in RAW_KEYS:
+        if not errors:
+            break
+        if getattr(flux, key) is None:
+            continue
+        trial_flux = msgspec.structs.replace(flux, **{key: None})
+        assert job.spec is not None and job.spec.extensions is not None
+        trial = msgspec.structs.replace(
+            job,
+            spec=msgspec.structs.replace(
+                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=trial_flux)
+            ),
+        )
+        left = _refusals(trial, options)
+        if len(left) < len(errors):
+            dropped.append((key, errors[0]))
+            job, flux, errors = trial, trial_flux, left
+    return job, dropped
 
 
 class FluxWriter:
@@ -308,6 +373,12 @@ class FluxWriter:
             field=path,
             help="check the converted jobspec",
         )
+
+    def text(self) -> str:
+        doc = self.jobspec()
+        if self.options.flux_json:
+            return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return str(dump_yaml(doc))
 
     def report_raw(self, read_back: Callable[[], Any]) -> None:
         """W301 for each portable field that a raw key of `extensions.flux`, written instead

@@ -261,7 +261,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.workloadType": lost("flux batch has no option for it"),
         "spec.distributedFramework": lost("flux batch has no option for it"),
         "spec.extensions.flux.bank": EXACT,
-        "spec.extensions.flux.urgency": EXACT,
+        "spec.extensions.flux.urgency": exact(
+            "",
+            ("urgency 0 holds the job (`schedule.hold`)", "W301"),
+            ("a held Flux job has urgency 0 (`hold`)", "W201"),
+        ),
         "spec.extensions.flux.resource_graph": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -298,10 +302,22 @@ CAPABILITIES: Final = Capabilities(
             ("a batch script has no place for this part of a jobspec", "W201"),
         ),
         "spec.extensions.flux.constraints_spec": EXACT,
-        "spec.extensions.flux.shell_options": EXACT,
-        "spec.extensions.flux.user_attributes": EXACT,
-        "spec.extensions.flux.batch_options": EXACT,
-        "spec.extensions.flux.version": EXACT,
+        "spec.extensions.flux.shell_options": exact(
+            "",
+            ("the kept `--setopt` options read back here", "W301"),
+        ),
+        "spec.extensions.flux.user_attributes": exact(
+            "",
+            ("the kept `--setattr` options read back here", "W301"),
+        ),
+        "spec.extensions.flux.batch_options": exact(
+            "",
+            ("`--setopt` is written as kept, and it reads back as a field it sets", "W301"),
+        ),
+        "spec.extensions.flux.version": exact(
+            "",
+            ("`flux batch` writes its own jobspec (version 1)", "W201"),
+        ),
         "spec.extensions.flux.task": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -329,7 +345,10 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.extensions.flux.env_unset": EXACT,
+        "spec.extensions.flux.env_unset": exact(
+            "",
+            ("`--env=-a*` would remove the variables a pattern matches, not `a*`", "W201"),
+        ),
     },
 )
 
@@ -443,6 +462,7 @@ def write(
     reporter = reporter or Reporter()
     text, _ = render(job, reporter, options)
     if not reporter.has_errors:
+        _report_kept_options(reporter, job, text)
         report_shadowed(
             _Approximations(reporter),
             job,
@@ -451,6 +471,38 @@ def write(
             "a Flux batch script",
         )
     return [OutputFile(text)]
+
+
+#: the `extensions.flux` maps the reader fills from a kept option's kind
+FILLED_BY: Final = {"setopt": "shell_options", "setattr": "user_attributes"}
+
+
+def _report_kept_options(reporter: Reporter, job: Job, text: str) -> None:
+    """W301 for each option kept as written (`extensions.flux.batch_options`) that does not
+    read back as kept: the reader reads it as a field (`--setopt=mpibind=off` is
+    `shell_options`, a `--requires` the constraint), which it then changes."""
+    ext = job.spec.extensions.flux if job.spec and job.spec.extensions else None
+    if ext is None or not ext.batch_options:
+        return
+    back = read_own(text, "flux-batch")
+    if back is None:
+        return
+    back_ext = back.spec.extensions.flux if back.spec and back.spec.extensions else None
+    kept = (back_ext.batch_options if back_ext else None) or {}
+    w = _Approximations(reporter)
+    for name, values in ext.batch_options.items():
+        if name not in OPTIONS or kept.get(name) == values:
+            continue
+        w.approximated(
+            f"spec.extensions.flux.batch_options.{name}",
+            f"`--{name}` is written as kept, and it reads back as a field it sets",
+        )
+        field = FILLED_BY.get(name)
+        if field and getattr(ext, field) != (getattr(back_ext, field) if back_ext else None):
+            w.approximated(
+                f"spec.extensions.flux.{field}",
+                f"the kept `--{name}` options read back here",
+            )
 
 
 class _Approximations:
@@ -629,7 +681,15 @@ def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
             else:
                 w.opt("requires", query, f"{base}.constraints_spec")
     for name in ext.env_unset or ():
+        if not ENV_NAME.fullmatch(name):
+            w.lost(
+                f"{base}.env_unset",
+                f"`--env=-{name}` would remove the variables a pattern matches, not `{name}`",
+            )
+            continue
         w.opt("env", f"-{name}", f"{base}.env_unset")
+    if ext.version is not None and ext.version != 1:
+        w.lost(f"{base}.version", "`flux batch` writes its own jobspec (version 1)")
     for key in ("resource_graph", "task", "tasks", "count_expression", "embedded_files", "system"):
         if getattr(ext, key) is None:
             continue
@@ -659,6 +719,8 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         w.opt("bank", ext.bank, "spec.extensions.flux.bank")
     elif sched is not None and sched.account is not None:
         w.opt("bank", sched.account, "spec.schedule.account")
+    if ext.urgency == 0 and not (sched is not None and sched.hold):
+        w.approximated("spec.extensions.flux.urgency", "urgency 0 holds the job (`schedule.hold`)")
     if sched is None:
         if ext.urgency is not None:
             w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
@@ -670,8 +732,10 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         w.opt("time-limit", "inf" if seconds is None else fsd(seconds), "spec.schedule.walltime")
     if sched.hold:
         w.opt("urgency", "hold", "spec.schedule.hold")
-        if sched.priority is not None or ext.urgency is not None:
+        if sched.priority is not None:
             w.lost("spec.schedule.priority", "a held Flux job has urgency 0 (`hold`)")
+        if ext.urgency is not None:
+            w.lost("spec.extensions.flux.urgency", "a held Flux job has urgency 0 (`hold`)")
     elif ext.urgency is not None:
         w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
         if sched.priority is not None and from_native(ext.urgency, "flux", w.options.band) != (
@@ -809,10 +873,12 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
     out = spec.output
     if out is None:
         return
+    stdout = error = False
     if out.stdout is not None:
         text = _template(w, out.stdout, "spec.output.stdout")
         if text is not None:
             w.opt("output", text, "spec.output.stdout")
+            stdout = True
     if out.stderr is not None and out.merge_stderr:
         w.approximated(
             "spec.output.stderr",
@@ -822,8 +888,10 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
         text = _template(w, out.stderr, "spec.output.stderr")
         if text is not None:
             w.opt("error", text, "spec.output.stderr")
-    elif out.merge_stderr is False:
-        if out.stdout is None:
+            error = True
+    if out.merge_stderr is False and not error:
+        # flux batch writes stderr with stdout unless --error names a file
+        if not stdout:
             w.opt("output", "flux-{{id}}.out", "spec.output.mergeStderr")
         w.opt("error", "flux-{{id}}.err", "spec.output.mergeStderr")
         w.approximated(

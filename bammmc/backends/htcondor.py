@@ -289,6 +289,11 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W201",
             ),
+            (
+                "the command's words after the program are written as `arguments` with the "
+                "args: they read back as args",
+                "W301",
+            ),
         ),
         "spec.execution.container.args": exact(
             "",
@@ -298,6 +303,11 @@ CAPABILITIES: Final = Capabilities(
                     "command), and HTCondor needs `executable`: condor"
                 ),
                 "W201",
+            ),
+            (
+                "the command's words after the program are written as `arguments` with the "
+                "args: they read back as args",
+                "W301",
             ),
         ),
         "spec.execution.script": exact(
@@ -440,7 +450,10 @@ CAPABILITIES: Final = Capabilities(
             "",
             (("the job has no name: `{job_name}` is the program's file name (`job.sh`)"), "W301"),
         ),
-        "spec.output.mergeStderr": EXACT,
+        "spec.output.mergeStderr": exact(
+            "",
+            ("without `output` and `error` HTCondor keeps neither stream (/dev/null)", "W201"),
+        ),
         "spec.output.openMode": exact(
             "",
             ("HTCondor writes the output files anew for each run", "W201"),
@@ -455,6 +468,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W201",
             ),
+            ("`notification = Complete` mails on `end`, `fail`: it reads back as `end`", "W301"),
         ),
         "spec.fileStaging.inputs": exact(
             "",
@@ -890,6 +904,13 @@ class HtcondorWriter:
                 )
             else:
                 self.put("executable", command[0], "spec.execution.container.command")
+                if len(ex.container.command) > 1:
+                    for key in ("command", "args") if ex.container.args else ("command",):
+                        self.approximated(
+                            f"spec.execution.container.{key}",
+                            "the command's words after the program are written as `arguments` "
+                            "with the args: they read back as args",
+                        )
                 if len(command) > 1:
                     self.argument_list(command[1:], "spec.execution.container.args")
                 # the program is inside the image: nothing to send
@@ -1100,6 +1121,11 @@ class HtcondorWriter:
                 stderr = self.path(out.stderr, "spec.output.stderr")
                 if stderr is not None:
                     self.cmd("error", stderr, "spec.output.stderr")
+            if out.merge_stderr is not None and out.stdout is None and out.stderr is None:
+                self.lost(
+                    "spec.output.mergeStderr",
+                    "without `output` and `error` HTCondor keeps neither stream (/dev/null)",
+                )
             if out.open_mode == "append":
                 self.lost(
                     "spec.output.openMode",
@@ -1381,7 +1407,7 @@ class HtcondorWriter:
                 f"a vanilla universe job runs on one machine, not {res.nodes} nodes",
                 help="set `extensions.htcondor.universe: parallel` for one slot per task",
             )
-        if res.tasks_per_node is not None and (res.nodes or 1) > 1:
+        if res.tasks_per_node is not None and ((res.nodes or 1) > 1 or res.tasks_per_node > 1):
             self.lost("spec.resources.tasksPerNode", "a vanilla universe job runs on one machine")
 
     def gpus(self) -> None:
@@ -1571,6 +1597,14 @@ class HtcondorWriter:
                         f"HTCondor takes one `notification` value (`{value}` is written): "
                         f"no mail on `{event}`",
                     )
+            if set(events) & covered != NOTIFICATIONS[value]:
+                self.approximated(
+                    "spec.notifications.events",
+                    f"`notification = {value}` mails on "
+                    + ", ".join(f"`{e}`" for e in sorted(covered))
+                    + ": it reads back as "
+                    + (", ".join(f"`{e}`" for e in sorted(NOTIFICATIONS[value])) or "no mail"),
+                )
             self.cmd("notification", value, "spec.notifications.events")
         if note.email is not None:
             self.put("notify_user", note.email, "spec.notifications.email")

@@ -622,6 +622,23 @@ HONEST_FLUX = [
         {("W301", "spec.execution.script")},
         {},
     ),
+    # raw pieces the jobspec reader refuses are left out (W201), the portable ones written
+    (
+        "{execution: {executable: /bin/x}, extensions: {flux: {tasks: [{}, {}], "
+        "task: {'//': 1}, constraints_spec: {'./zx': []}}}}",
+        {
+            ("W201", "spec.extensions.flux.tasks"),
+            ("W201", "spec.extensions.flux.task"),
+            ("W201", "spec.extensions.flux.constraints_spec"),
+        },
+        {"spec.execution.executable": "/bin/x"},
+    ),
+    # any interpreter of a script without `#!` reads back as the shell
+    (
+        '{execution: {script: "echo\\n", shell: python3}}',
+        set(),
+        {"spec.execution.shell": "python3"},
+    ),
     # the raw graph holds the shape
     (
         "{resources: {gpu: {count: 1}}, placement: {exclusive: true}, extensions: {flux: "

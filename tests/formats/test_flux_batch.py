@@ -548,6 +548,42 @@ HONEST_FLUX_BATCH = [
         "flux-batch",
         {("W301", "spec.extensions.flux.user_attributes.a.b")},
     ),
+    (
+        "{extensions: {flux: {urgency: 0}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.urgency")},
+    ),
+    (
+        "{schedule: {hold: true}, extensions: {flux: {urgency: 5}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.urgency")},
+    ),
+    (
+        "{extensions: {flux: {version: 2}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.version")},
+    ),
+    (
+        "{extensions: {flux: {env_unset: [a*]}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.env_unset")},
+    ),
+    # both files lost (no `{array_job_id}` in Flux): stderr still kept apart
+    (
+        "{output: {stdout: '/s/{array_job_id}.out', stderr: '/s/{array_job_id}.err', "
+        "mergeStderr: false}}",
+        "flux-batch",
+        {("W301", "spec.output.mergeStderr")},
+    ),
+    # a kept option that the reader reads as a field (`--setopt` is `shell_options`)
+    (
+        "{extensions: {flux: {shell_options: {a: b}, batch_options: {setopt: [c=d]}}}}",
+        "flux-batch",
+        {
+            ("W301", "spec.extensions.flux.batch_options.setopt"),
+            ("W301", "spec.extensions.flux.shell_options"),
+        },
+    ),
     # the raw urgency wins over the portable priority
     (
         "{schedule: {priority: 750}, extensions: {flux: {urgency: 20}}}",

@@ -490,6 +490,43 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.execution.script")},
     ),
     (
+        "a container command of several words",
+        {"execution": {"container": {"image": "img", "command": ["a", "b"], "args": ["c"]}}},
+        ["executable = a", 'arguments = "b c"', "transfer_executable = False"],
+        {("W301", "spec.execution.container.command"), ("W301", "spec.execution.container.args")},
+    ),
+    (
+        "merged streams without files",
+        {"execution": {"executable": "/bin/x"}, "output": {"mergeStderr": True}},
+        [],
+        {("W201", "spec.output.mergeStderr")},
+    ),
+    (
+        "tasks per node on one machine",
+        {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
+        [],
+        {("W201", "spec.resources.tasksPerNode")},
+    ),
+    (
+        "per-task amounts summed into the slot",
+        {
+            "execution": {"executable": "/bin/x"},
+            "resources": {"tasks": 2, "cpusPerTask": 2, "diskPerTask": "1Gi", "gpu": {"count": 1}},
+        },
+        ["request_cpus = 4", "request_disk = 2G", "request_gpus = 2"],
+        {
+            ("W301", "spec.resources.cpusPerTask"),
+            ("W301", "spec.resources.diskPerTask"),
+            ("W301", "spec.resources.gpu.count"),
+        },
+    ),
+    (
+        "mail on end and fail reads back as end",
+        {"execution": {"executable": "/bin/x"}, "notifications": {"events": ["end", "fail"]}},
+        ["notification = Complete"],
+        {("W301", "spec.notifications.events")},
+    ),
+    (
         "slurm memory as request_memory",
         {"execution": {"executable": "/bin/x"}, "extensions": {"slurm": {"mem": "4Gi"}}},
         ["request_memory = 4G"],

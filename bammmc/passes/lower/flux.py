@@ -279,7 +279,6 @@ class _Lowering:
         elif (
             script is not None
             and words[1 : n + 1] == SCRIPT_COMMAND
-            and words[0].startswith("/")
             and not script.startswith("#!")
         ):
             self.set("spec.execution.shell", words[0], command.children[0])

@@ -53,7 +53,6 @@ MUSTACHE_VARIABLES: Final = {
 }
 _MUSTACHE: Final = re.compile(r"\{\{([^{}]*)\}\}")
 _ENV_SET: Final = re.compile(ENV_NAME.pattern + "=")
-_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Invalid(Exception):
@@ -326,7 +325,7 @@ def _env(occ: Occurrence, b: _Builder) -> None:
     name = value[1:]
     if (
         value.startswith("-")
-        and _ENV_NAME.fullmatch(name)
+        and ENV_NAME.fullmatch(name)
         and name not in env.get("vars", {})
         and not kept
     ):
