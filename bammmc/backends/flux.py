@@ -214,7 +214,10 @@ CAPABILITIES: Final = Capabilities(
             ("urgency is not part of a jobspec: it is given at submission", "W201"),
         ),
         "spec.extensions.flux.resource_graph": EXACT,
-        "spec.extensions.flux.symbolic_dependencies": EXACT,
+        "spec.extensions.flux.symbolic_dependencies": exact(
+            "",
+            ("Flux knows no `x` dependency scheme: it is written as it is", "W301"),
+        ),
         "spec.extensions.flux.embeddedFiles": exact(
             "",
             (
@@ -252,7 +255,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.flux.version": EXACT,
         "spec.extensions.flux.task": EXACT,
         "spec.extensions.flux.tasks": EXACT,
-        "spec.extensions.flux.system": EXACT,
+        "spec.extensions.flux.system": exact(
+            "",
+            ("Flux knows no `x` dependency scheme: it is written as it is", "W301"),
+            ("`duration: 0` (no limit) is added: a V1 jobspec needs a duration", "W301"),
+        ),
         "spec.extensions.flux.env_unset": EXACT,
     },
 )
@@ -345,6 +352,21 @@ def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tup
         if len(left) < len(errors):
             dropped.append((key, errors[0]))
             job, flux, errors = trial, trial_flux, left
+    for key in RAW_KEYS:  # still refused: leave raw keys out one after another until it is not
+        if not errors:
+            break
+        if getattr(flux, key) is None:
+            continue
+        flux = msgspec.structs.replace(flux, **{key: None})
+        assert job.spec is not None and job.spec.extensions is not None
+        job = msgspec.structs.replace(
+            job,
+            spec=msgspec.structs.replace(
+                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=flux)
+            ),
+        )
+        dropped.append((key, errors[0]))
+        errors = _refusals(job, options)
     return job, dropped
 
 
@@ -465,7 +487,7 @@ class FluxWriter:
             # Flux puts GPUs in each task's slot (pitfall 20): share a node's or the job's
             share = {"node": slots_per_node, "job": tasks}.get(count.scope or "task", 1)
             gpus = math.ceil(count.amount / share)
-            if gpus * share != count.amount or count.scope not in (None, "task", "node", "job"):
+            if gpus * share != count.amount or count.scope not in (None, "task"):
                 self.approximated(
                     "spec.resources.gpu.count",
                     f"{gpus} GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)",
@@ -508,6 +530,10 @@ class FluxWriter:
         command: list[str]
         if ex is not None and ex.executable:
             command = [ex.executable, *self.words(ex.arguments)]
+            if ex.shell is not None:
+                self.lost(
+                    "spec.execution.shell", "the executable runs as a program, not through a shell"
+                )
         elif script and ex is not None and ex.script is not None:
             command = list(SCRIPT_COMMAND)
             if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell
@@ -564,6 +590,11 @@ class FluxWriter:
             out["duration"] = kept["duration"]
         elif (self.flux.version or 1) == 1:
             out["duration"] = 0
+            if self.flux.system is not None:
+                self.approximated(
+                    "spec.extensions.flux.system",
+                    "`duration: 0` (no limit) is added: a V1 jobspec needs a duration",
+                )
         kept.pop("duration", None)
         if self.flux.preemptible_after is not None:
             out["preemptible-after"] = self.flux.preemptible_after
@@ -624,7 +655,16 @@ class FluxWriter:
                     f"`{dep.value}` is written as seconds since the epoch (`{obj['value']}`)",
                 )
             out.append(obj)
-        for sym in self.flux.symbolic_dependencies or []:
+        for i, sym in enumerate(self.flux.symbolic_dependencies or []):
+            if sym.scheme not in ("string", "fluid"):
+                for path in (f"spec.extensions.flux.symbolic_dependencies[{i}]",) + (
+                    ("spec.extensions.flux.system",) if self.flux.system is not None else ()
+                ):
+                    self.approximated(
+                        path,
+                        f"Flux knows no `{sym.scheme}` dependency scheme: it is written as it "
+                        "is, and read back as a kept `attributes.system.dependencies`",
+                    )
             entry: dict[str, Any] = {"scheme": sym.scheme, "value": sym.value}
             if sym.type is not None:
                 entry["type"] = sym.type

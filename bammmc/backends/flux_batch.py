@@ -591,6 +591,11 @@ def render(
                 "`--output`/`--error` carry the output files",
             )
             continue
+        if "." in key:
+            w.approximated(
+                f"spec.extensions.flux.shell_options.{key}",
+                f"`--setopt={key}=…` sets a nested option (`{key.replace('.', ' > ')}`)",
+            )
         w.opt("setopt", f"{key}={_json_value(value)}", f"spec.extensions.flux.shell_options.{key}")
     for key, value in (ext.user_attributes or {}).items():
         if "" in key.split("."):

@@ -915,6 +915,11 @@ class HtcondorWriter:
                     self.argument_list(command[1:], "spec.execution.container.args")
                 # the program is inside the image: nothing to send
                 self.cmd("transfer_executable", False, "spec.execution.container.command")
+                if ex.shell is not None:
+                    self.lost(
+                        "spec.execution.shell",
+                        "the image's program runs as a program, not through a shell",
+                    )
         elif ex.shell is not None:
             # HTCondor's `shell` command: a /bin/sh command line instead of executable+arguments
             self.put("shell", ex.shell, "spec.execution.shell")

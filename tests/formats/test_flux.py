@@ -633,6 +633,24 @@ HONEST_FLUX = [
         },
         {"spec.execution.executable": "/bin/x"},
     ),
+    # every raw piece left out until the reader accepts the jobspec
+    (
+        "{execution: {executable: /bin/x}, extensions: {flux: {resource_graph: [], "
+        "tasks: [{}], task: {a: {}}}}}",
+        {("W201", "spec.extensions.flux.tasks")},
+        {"spec.execution.executable": "/bin/x"},
+    ),
+    (
+        "{extensions: {flux: {symbolic_dependencies: [{scheme: x-y, value: v}], system: {}}}}",
+        {
+            ("W301", "spec.extensions.flux.symbolic_dependencies[0]"),
+            ("W301", "spec.extensions.flux.system"),
+        },
+        {},
+    ),
+    ("{execution: {executable: /bin/x, shell: /bin/sh}}", {("W201", "spec.execution.shell")}, {}),
+    ("{resources: {gpu: {count: 8/job}}}", {("W301", "spec.resources.gpu.count")}, {}),
+    ("{extensions: {flux: {system: {x: 1}}}}", {("W301", "spec.extensions.flux.system")}, {}),
     # any interpreter of a script without `#!` reads back as the shell
     (
         '{execution: {script: "echo\\n", shell: python3}}',

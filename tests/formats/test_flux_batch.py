@@ -189,6 +189,7 @@ LOWER_CASES: list[tuple[str, str | None, Any]] = [
     ("--env=PATH", "extensions.flux.batch_options.env", ["PATH"]),
     ("--env=-LD_PRELOAD", "extensions.flux.env_unset", ["LD_PRELOAD"]),
     ("--env=0=1", "execution.environment.vars", {"0": "1"}),
+    ("--env=a.b=1", "execution.environment.vars", {"a.b": "1"}),
     ("--env=-LD_*", "extensions.flux.batch_options.env", ["-LD_*"]),
     ("--input=in.txt", "execution.stdin", "in.txt"),
     # an idset names the ranks that get stdin (flux-core tries `IDset(input)` first)
@@ -583,6 +584,11 @@ HONEST_FLUX_BATCH = [
             ("W301", "spec.extensions.flux.batch_options.setopt"),
             ("W301", "spec.extensions.flux.shell_options"),
         },
+    ),
+    (
+        "{extensions: {flux: {shell_options: {a.b: 1}}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.shell_options.a.b")},
     ),
     # the raw urgency wins over the portable priority
     (

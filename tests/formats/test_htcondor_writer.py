@@ -496,6 +496,12 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.execution.container.command"), ("W301", "spec.execution.container.args")},
     ),
     (
+        "a shell beside a container's program",
+        {"execution": {"container": {"image": "img", "command": ["a"]}, "shell": "/bin/sh"}},
+        ["executable = a"],
+        {("W201", "spec.execution.shell")},
+    ),
+    (
         "merged streams without files",
         {"execution": {"executable": "/bin/x"}, "output": {"mergeStderr": True}},
         [],

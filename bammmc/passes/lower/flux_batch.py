@@ -316,7 +316,11 @@ def _env(occ: Occurrence, b: _Builder) -> None:
     literal = "$" not in value.replace("$$", "")  # `$$` is a literal `$` in an --env rule
     if _ENV_SET.match(value) and literal and "{{" not in value and not kept:
         key, _, val = value.partition("=")
-        b.set(f"spec.execution.environment.vars.{key}", val.replace("$$", "$"), occ)
+        # set in the map itself: a name may hold a `.`, which `b.set` reads as a path
+        env = spec.setdefault("execution", {}).setdefault("environment", {})
+        env.setdefault("vars", {})[key] = val.replace("$$", "$")
+        path = f"spec.execution.environment.vars.{key}"
+        b.source_map.add(path, occ.span, occ.value_span or occ.span)
         return
     env = spec.get("execution", {}).get("environment", {})
     if value == "-*" and not env and not kept:
