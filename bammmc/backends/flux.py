@@ -15,16 +15,20 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from collections.abc import Callable
 from typing import Any, Final
 
+import msgspec
+
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_unsupported
+from bammmc.backends.common import read_own, report_foreign, report_shadowed, report_unsupported
 from bammmc.backends.splat import dump_yaml
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import FluxLangError, constraint_from_splat, constraint_to_splat
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import FluxExt, Job, Spec
+from bammmc.ir.job import FluxExt, Job, Spec, new_job
+from bammmc.ir.paths import get_path, related, same_value, set_leaves
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Template
 from bammmc.passes.lower.flux import SCRIPT_COMMAND, dependency_object, to_mustache
@@ -66,15 +70,19 @@ CAPABILITIES: Final = Capabilities(
         "spec.resources.memoryPerTask": lost("a Flux jobspec has no option for it"),
         "spec.resources.tasks": EXACT,
         "spec.resources.nodes": EXACT,
-        "spec.resources.tasksPerNode": lost("the jobspec has no node vertex", by_writer=True),
+        "spec.resources.tasksPerNode": exact(
+            "",
+            ("the jobspec has no node vertex", "W201"),
+            ("2 tasks are not 4 nodes × 1: the jobspec runs 2 tasks in 4 × 1 slots", "W301"),
+        ),
         "spec.resources.gpu.count": exact(
             "",
             ("1 GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)", "W301"),
         ),
         "spec.resources.gpu.type": lost("a Flux jobspec has no option for it"),
         "spec.resources.gpu.memory": lost("a Flux jobspec has no option for it"),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost("Flux allocates whole GPUs"),
+        "spec.resources.gpu.migProfile": lost("a Flux jobspec has no option for it"),
         "spec.resources.diskPerTask": lost("a Flux jobspec has no option for it"),
         "spec.resources.genericResources": lost("a Flux jobspec has no option for it"),
         "spec.resources.limits": lost("a Flux jobspec has no option for it"),
@@ -99,6 +107,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.shell": exact(
             "",
             ("the jobspec's command is `true`", "W201"),
+            (
+                "the raw `extensions.flux.tasks` is written instead, and it says something "
+                "else for a Flux jobspec",
+                "W301",
+            ),
         ),
         "spec.execution.workingDir": exact(
             "",
@@ -143,6 +156,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.dependencies[].value": exact(
             "",
             (("Flux has no such dependency (an array count, a begin time without a zone)"), "W201"),
+            ("`2025-03-02T20:00:00Z` is written as seconds since the epoch", "W301"),
         ),
         "spec.dependencies[].count": lost(
             ("Flux has no such dependency (an array count, a begin time without a zone)"),
@@ -163,6 +177,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.placement.exclusive": exact(
             "",
             ("Flux slots are exclusive; nodes need `-N`", "W201"),
+            (
+                "the raw `extensions.flux.resource_graph` is written instead, and it says "
+                "something else for a Flux jobspec",
+                "W301",
+            ),
         ),
         "spec.placement.nodePools": lost("a Flux jobspec has no option for it"),
         "spec.output.stdout": exact(
@@ -176,6 +195,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.output.mergeStderr": exact(
             "",
             ("Flux merges stderr only into a named stdout", "W201"),
+            ("stderr stays apart: in flux-{{id}}.err", "W301"),
         ),
         "spec.output.openMode": lost("a Flux jobspec has no option for it"),
         "spec.notifications.email": lost("a Flux jobspec has no option for it"),
@@ -194,13 +214,31 @@ CAPABILITIES: Final = Capabilities(
             ("urgency is not part of a jobspec: it is given at submission", "W201"),
         ),
         "spec.extensions.flux.resource_graph": EXACT,
-        "spec.extensions.flux.symbolic_dependencies": EXACT,
-        "spec.extensions.flux.embeddedFiles": EXACT,
+        "spec.extensions.flux.symbolic_dependencies": exact(
+            "",
+            ("Flux knows no `x` dependency scheme: it is written as it is", "W301"),
+        ),
+        "spec.extensions.flux.embeddedFiles": exact(
+            "",
+            (
+                "the raw `extensions.flux.tasks` is written instead, and it says something "
+                "else for a Flux jobspec",
+                "W301",
+            ),
+        ),
         "spec.extensions.flux.preemptible_after": EXACT,
-        "spec.extensions.flux.count_expression.min": EXACT,
-        "spec.extensions.flux.count_expression.max": EXACT,
-        "spec.extensions.flux.count_expression.operator": EXACT,
-        "spec.extensions.flux.count_expression.operand": EXACT,
+        "spec.extensions.flux.count_expression.min": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.max": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.operator": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
+        "spec.extensions.flux.count_expression.operand": lost(
+            "the writer writes whole counts; an RFC 45 count expression is not written"
+        ),
         "spec.extensions.flux.constraints_spec": EXACT,
         "spec.extensions.flux.shell_options": EXACT,
         "spec.extensions.flux.user_attributes": EXACT,
@@ -217,10 +255,23 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.flux.version": EXACT,
         "spec.extensions.flux.task": EXACT,
         "spec.extensions.flux.tasks": EXACT,
-        "spec.extensions.flux.system": EXACT,
+        "spec.extensions.flux.system": exact(
+            "",
+            ("Flux knows no `x` dependency scheme: it is written as it is", "W301"),
+            ("`duration: 0` (no limit) is added: a V1 jobspec needs a duration", "W301"),
+        ),
         "spec.extensions.flux.env_unset": EXACT,
     },
 )
+
+#: raw keys of `extensions.flux` that the writer writes as they are, and the fields (under
+#: `spec.`) they decide in a jobspec beyond common.MIRRORS and RAW_WINS: the raw `tasks` is
+#: the command, so the job's own program is not run; the raw graph holds the shape
+RAW_JOBSPEC: Final[dict[str, tuple[str, ...]]] = {
+    "tasks": ("execution", "extensions.flux.embeddedFiles"),
+    "task": ("resources",),
+    "resource_graph": ("resources", "placement.exclusive"),
+}
 
 #: fields a jobspec has no place for (beyond the ones every script scheduler lacks)
 
@@ -228,11 +279,95 @@ CAPABILITIES: Final = Capabilities(
 def write(
     job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
 ) -> list[OutputFile]:
-    writer = FluxWriter(job, reporter or Reporter(None), options or WriteOptions())
-    doc = writer.jobspec()
-    if writer.options.flux_json:
-        return [OutputFile(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")]
-    return [OutputFile(dump_yaml(doc))]
+    options = options or WriteOptions()
+    job, dropped = _without_invalid_raw(job, options)
+    writer = FluxWriter(job, reporter or Reporter(None), options)
+    for key, why in dropped:
+        writer.lost(
+            f"spec.extensions.flux.{_wire(key)}",
+            f"not a valid part of a jobspec ({why}); the portable fields are written instead",
+        )
+    text = writer.text()
+    if not writer.reporter.has_errors:
+        writer.report_raw(lambda: read_own(text, "flux"))
+    return [OutputFile(text)]
+
+
+#: raw keys of `extensions.flux` written into the jobspec as they are, in the order the writer
+#: leaves them out when the jobspec reader refuses the result
+RAW_KEYS: Final = (
+    "tasks",
+    "task",
+    "resource_graph",
+    "system",
+    "constraints_spec",
+    "symbolic_dependencies",
+    "shell_options",
+    "user_attributes",
+    "embedded_files",
+)
+
+
+def _wire(key: str) -> str:
+    return next(f.encode_name for f in msgspec.structs.fields(FluxExt) if f.name == key)
+
+
+def _refusals(job: Job, options: WriteOptions) -> list[str]:
+    """The jobspec reader's errors on what the writer makes of ``job`` (its own errors aside)."""
+    from bammmc.diagnostics.model import Reporter as _Reporter
+    from bammmc.pipeline import compile_text, get_format
+
+    scratch = FluxWriter(job, _Reporter(None), options)
+    text = scratch.text()
+    if scratch.reporter.has_errors:
+        return []
+    reporter = _Reporter()
+    compile_text(text, get_format("flux"), reporter)
+    return [d.message for d in reporter.diagnostics if d.is_error]
+
+
+def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tuple[str, str]]]:
+    """``job`` without the raw `extensions.flux` keys that make the jobspec one Flux refuses
+    (written as they are, they are not checked), and each key left out with the reader's
+    reason. A job whose raw keys are all valid is returned as it is."""
+    flux = job.spec.extensions.flux if job.spec and job.spec.extensions else None
+    if flux is None or all(getattr(flux, k) is None for k in RAW_KEYS):
+        return job, []
+    errors = _refusals(job, options)
+    dropped: list[tuple[str, str]] = []
+    for key in RAW_KEYS:
+        if not errors:
+            break
+        if getattr(flux, key) is None:
+            continue
+        trial_flux = msgspec.structs.replace(flux, **{key: None})
+        assert job.spec is not None and job.spec.extensions is not None
+        trial = msgspec.structs.replace(
+            job,
+            spec=msgspec.structs.replace(
+                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=trial_flux)
+            ),
+        )
+        left = _refusals(trial, options)
+        if len(left) < len(errors):
+            dropped.append((key, errors[0]))
+            job, flux, errors = trial, trial_flux, left
+    for key in RAW_KEYS:  # still refused: leave raw keys out one after another until it is not
+        if not errors:
+            break
+        if getattr(flux, key) is None:
+            continue
+        flux = msgspec.structs.replace(flux, **{key: None})
+        assert job.spec is not None and job.spec.extensions is not None
+        job = msgspec.structs.replace(
+            job,
+            spec=msgspec.structs.replace(
+                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=flux)
+            ),
+        )
+        dropped.append((key, errors[0]))
+        errors = _refusals(job, options)
+    return job, dropped
 
 
 class FluxWriter:
@@ -260,6 +395,44 @@ class FluxWriter:
             field=path,
             help="check the converted jobspec",
         )
+
+    def text(self) -> str:
+        doc = self.jobspec()
+        if self.options.flux_json:
+            return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return str(dump_yaml(doc))
+
+    def report_raw(self, read_back: Callable[[], Any]) -> None:
+        """W301 for each portable field that a raw key of `extensions.flux`, written instead
+        of it, says something else about (common.report_shadowed), and for the fields only a
+        jobspec's raw keys decide (RAW_JOBSPEC)."""
+        report_shadowed(self, self.job, "flux", read_back, "a Flux jobspec")
+        raw = [key for key in RAW_JOBSPEC if getattr(self.flux, key) is not None]
+        if not raw:
+            return
+        done = {
+            d.field for d in self.reporter.diagnostics if d.field and d.code[:2] in ("W2", "W3")
+        }
+        back = None
+        for path, value in set_leaves(self.job):
+            for key in raw:
+                if not any(related(path, f"spec.{p}") for p in RAW_JOBSPEC[key]):
+                    continue
+                if any(related(path, f) for f in done):
+                    break
+                if back is None:
+                    back = read_back() or new_job()
+                if same_value(value, get_path(back, path)):
+                    break
+                wire = msgspec.structs.fields(FluxExt)
+                name = next(f.encode_name for f in wire if f.name == key)
+                self.approximated(
+                    path,
+                    f"the raw `extensions.flux.{name}` is written instead, and it says "
+                    "something else for a Flux jobspec",
+                )
+                done.add(path)
+                break
 
     # ── the document ─────────────────────────────────────────────────────────────────────
 
@@ -314,7 +487,7 @@ class FluxWriter:
             # Flux puts GPUs in each task's slot (pitfall 20): share a node's or the job's
             share = {"node": slots_per_node, "job": tasks}.get(count.scope or "task", 1)
             gpus = math.ceil(count.amount / share)
-            if gpus * share != count.amount or count.scope not in (None, "task", "node", "job"):
+            if gpus * share != count.amount or count.scope not in (None, "task"):
                 self.approximated(
                     "spec.resources.gpu.count",
                     f"{gpus} GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)",
@@ -342,6 +515,12 @@ class FluxWriter:
                 help="submit with `flux submit --exclusive`",
             )
         self._total = None if slots * nodes == tasks else tasks
+        if self._total is not None and per_node is not None:
+            self.approximated(
+                "spec.resources.tasksPerNode",
+                f"{tasks} tasks are not {nodes} nodes × {per_node}: the jobspec runs {tasks} "
+                f"tasks in {nodes} × {slots} slots (`count: {{total: {tasks}}}`)",
+            )
         return [node], "task"
 
     def tasks(self, label: str, script: bool) -> list[dict[str, Any]]:
@@ -350,17 +529,11 @@ class FluxWriter:
         ex = self.spec.execution
         command: list[str]
         if ex is not None and ex.executable:
-            try:
-                words = shlex.split(ex.arguments or "")
-            except ValueError as exc:  # an unclosed quote: no argument list says what was meant
-                self.reporter.report(
-                    "E140",
-                    f"`spec.execution.arguments` cannot be split into words: {exc}",
-                    field="spec.execution.arguments",
-                    help="close the quote (the arguments are a shell word list)",
+            command = [ex.executable, *self.words(ex.arguments)]
+            if ex.shell is not None:
+                self.lost(
+                    "spec.execution.shell", "the executable runs as a program, not through a shell"
                 )
-                words = []
-            command = [ex.executable, *words]
         elif script and ex is not None and ex.script is not None:
             command = list(SCRIPT_COMMAND)
             if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell
@@ -370,6 +543,8 @@ class FluxWriter:
                     "spec.execution.shell",
                     f"the script runs with its own `#!` line, not `{ex.shell}`",
                 )
+            # the script's own arguments (`$1`…) follow it, as `flux batch job.sh ARGS` writes
+            command += self.words(ex.arguments)
         elif script:
             command = list(SCRIPT_COMMAND)
         else:
@@ -385,6 +560,19 @@ class FluxWriter:
         total = getattr(self, "_total", None)
         count = {"total": total} if total else {"per_slot": 1}
         return [{"command": command, "slot": label, "count": count}]
+
+    def words(self, arguments: str | None) -> list[str]:
+        """`execution.arguments` as the command's words (a shell word list)."""
+        try:
+            return shlex.split(arguments or "")
+        except ValueError as exc:  # an unclosed quote: no argument list says what was meant
+            self.reporter.report(
+                "E140",
+                f"`spec.execution.arguments` cannot be split into words: {exc}",
+                field="spec.execution.arguments",
+                help="close the quote (the arguments are a shell word list)",
+            )
+            return []
 
     def system(self) -> dict[str, Any]:
         s = self.spec
@@ -402,6 +590,11 @@ class FluxWriter:
             out["duration"] = kept["duration"]
         elif (self.flux.version or 1) == 1:
             out["duration"] = 0
+            if self.flux.system is not None:
+                self.approximated(
+                    "spec.extensions.flux.system",
+                    "`duration: 0` (no limit) is added: a V1 jobspec needs a duration",
+                )
         kept.pop("duration", None)
         if self.flux.preemptible_after is not None:
             out["preemptible-after"] = self.flux.preemptible_after
@@ -456,8 +649,22 @@ class FluxWriter:
                     "Flux has no such dependency (an array count, a begin time without a zone)",
                 )
                 continue
+            if dep.scheme == "begin_time" and dep.value and not dep.value.isdigit():
+                self.approximated(
+                    f"spec.dependencies[{n}].value",
+                    f"`{dep.value}` is written as seconds since the epoch (`{obj['value']}`)",
+                )
             out.append(obj)
-        for sym in self.flux.symbolic_dependencies or []:
+        for i, sym in enumerate(self.flux.symbolic_dependencies or []):
+            if sym.scheme not in ("string", "fluid"):
+                for path in (f"spec.extensions.flux.symbolic_dependencies[{i}]",) + (
+                    ("spec.extensions.flux.system",) if self.flux.system is not None else ()
+                ):
+                    self.approximated(
+                        path,
+                        f"Flux knows no `{sym.scheme}` dependency scheme: it is written as it "
+                        "is, and read back as a kept `attributes.system.dependencies`",
+                    )
             entry: dict[str, Any] = {"scheme": sym.scheme, "value": sym.value}
             if sym.type is not None:
                 entry["type"] = sym.type
@@ -486,12 +693,27 @@ class FluxWriter:
         if out is None:
             return options if self.flux.shell_options is not None else None
         output = dict(options.get("output") or {})
-        for stream, template in (("stdout", out.stdout), ("stderr", out.stderr)):
+        stderr = out.stderr
+        if out.merge_stderr and stderr is not None:
+            self.approximated(
+                "spec.output.stderr", "merged into the output file (`mergeStderr`): not written"
+            )
+            stderr = None
+        for stream, template in (("stdout", out.stdout), ("stderr", stderr)):
             if template is None:
                 continue
             output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
         if out.merge_stderr and out.stderr is None and out.stdout is None:
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
+        elif out.merge_stderr is False and out.stderr is None:
+            if out.stdout is not None:  # the shell writes stderr with stdout unless told
+                output["stderr"] = {"type": "file", "path": "flux-{{id}}.err"}
+            self.approximated(
+                "spec.output.mergeStderr",
+                "stderr stays apart: in flux-{{id}}.err"
+                if out.stdout is not None
+                else "stdout and stderr stay apart in the job's output log (`flux job attach`)",
+            )
         if output:
             options["output"] = output
         return options if options or self.flux.shell_options is not None else None
@@ -544,7 +766,7 @@ class FluxWriter:
                 "urgency is not part of a jobspec: it is given at submission",
                 help=f"submit with `flux job submit --urgency={urgency}`",
             )
-        elif self.flux.urgency is not None:
+        if self.flux.urgency is not None:
             self.lost(
                 "spec.extensions.flux.urgency",
                 "urgency is not part of a jobspec: it is given at submission",
@@ -576,6 +798,10 @@ class FluxWriter:
             )
             if s.array.max_concurrent is not None or indices.throttle is not None:
                 self.lost("spec.array.maxConcurrent", "`--cc` has no throttle")
+        elif s.array is not None and s.array.max_concurrent is not None:
+            self.lost(
+                "spec.array.maxConcurrent", "a jobspec is one job, and `--cc` has no throttle"
+            )
 
 
 __all__ = ["CAPABILITIES", "FluxWriter", "write"]

@@ -29,7 +29,7 @@ from bammmc.backends.common import (
     report_unsupported,
 )
 from bammmc.backends.container import refuser, script_body
-from bammmc.backends.flux_batch_options import OPTIONS
+from bammmc.backends.flux_batch_options import ENV_NAME, IDSET, OPTIONS
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
@@ -43,13 +43,12 @@ from bammmc.frontends.flux_lang import (
 )
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec, new_job
-from bammmc.ir.priority import to_native
+from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import Duration, Template
 
 SENTINEL: Final = "#flux:"
 #: template variable -> Flux mustache template (flux.md §8.2)
 MUSTACHE: Final = {"job_id": "{{id}}", "job_name": "{{name}}"}
-_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRIPLE: Final = re.compile(r"""["']{3}""")
 _SPECIAL: Final = re.compile(r"""([ \t"'\\#();<>|&])""")
 _DIRECTIVE_LINE: Final = re.compile(r"^[^\w\n]*(?:flux|FLUX):", re.M)
@@ -107,8 +106,8 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.gpu.type": lost("flux batch has no option for it"),
         "spec.resources.gpu.memory": lost("flux batch has no option for it"),
-        "spec.resources.gpu.fraction": EXACT,
-        "spec.resources.gpu.migProfile": EXACT,
+        "spec.resources.gpu.fraction": lost("Flux allocates whole GPUs"),
+        "spec.resources.gpu.migProfile": lost("flux batch has no option for it"),
         "spec.resources.diskPerTask": lost("flux batch has no option for it"),
         "spec.resources.genericResources": lost("flux batch has no option for it"),
         "spec.resources.limits": lost("flux batch has no option for it"),
@@ -128,10 +127,12 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.container.command": exact(
             "",
             ("a container without an image or command runs nothing", "W201"),
+            ("a container without an image: its command line runs as a plain program", "W301"),
         ),
         "spec.execution.container.args": exact(
             "",
             ("a container without an image or command runs nothing", "W201"),
+            ("a container without an image: its command line runs as a plain program", "W301"),
         ),
         "spec.execution.script": exact(
             "",
@@ -157,7 +158,10 @@ CAPABILITIES: Final = Capabilities(
             ("the script's own `#!/bin/sh ` line names its interpreter", "W201"),
         ),
         "spec.execution.workingDir": EXACT,
-        "spec.execution.environment.vars": EXACT,
+        "spec.execution.environment.vars": exact(
+            "",
+            ("not a name an `--env` rule sets", "W201"),
+        ),
         "spec.execution.environment.secrets": lost("flux batch has no option for it"),
         "spec.execution.environment.configMaps": lost("flux batch has no option for it"),
         "spec.execution.environment.inheritFromSubmitter": exact(
@@ -257,7 +261,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.workloadType": lost("flux batch has no option for it"),
         "spec.distributedFramework": lost("flux batch has no option for it"),
         "spec.extensions.flux.bank": EXACT,
-        "spec.extensions.flux.urgency": EXACT,
+        "spec.extensions.flux.urgency": exact(
+            "",
+            ("urgency 0 holds the job (`schedule.hold`)", "W301"),
+            ("a held Flux job has urgency 0 (`hold`)", "W201"),
+        ),
         "spec.extensions.flux.resource_graph": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -274,7 +282,9 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.extensions.flux.preemptible_after": EXACT,
+        "spec.extensions.flux.preemptible_after": lost(
+            "flux batch has no option for it (the jobspec's `preemptible-after`)"
+        ),
         "spec.extensions.flux.count_expression.min": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -292,10 +302,22 @@ CAPABILITIES: Final = Capabilities(
             ("a batch script has no place for this part of a jobspec", "W201"),
         ),
         "spec.extensions.flux.constraints_spec": EXACT,
-        "spec.extensions.flux.shell_options": EXACT,
-        "spec.extensions.flux.user_attributes": EXACT,
-        "spec.extensions.flux.batch_options": EXACT,
-        "spec.extensions.flux.version": EXACT,
+        "spec.extensions.flux.shell_options": exact(
+            "",
+            ("the kept `--setopt` options read back here", "W301"),
+        ),
+        "spec.extensions.flux.user_attributes": exact(
+            "",
+            ("the kept `--setattr` options read back here", "W301"),
+        ),
+        "spec.extensions.flux.batch_options": exact(
+            "",
+            ("`--setopt` is written as kept, and it reads back as a field it sets", "W301"),
+        ),
+        "spec.extensions.flux.version": exact(
+            "",
+            ("`flux batch` writes its own jobspec (version 1)", "W201"),
+        ),
         "spec.extensions.flux.task": exact(
             "",
             ("a batch script has no place for this part of a jobspec", "W201"),
@@ -323,7 +345,10 @@ CAPABILITIES: Final = Capabilities(
                 "W301",
             ),
         ),
-        "spec.extensions.flux.env_unset": EXACT,
+        "spec.extensions.flux.env_unset": exact(
+            "",
+            ("`--env=-a*` would remove the variables a pattern matches, not `a*`", "W201"),
+        ),
     },
 )
 
@@ -437,6 +462,7 @@ def write(
     reporter = reporter or Reporter()
     text, _ = render(job, reporter, options)
     if not reporter.has_errors:
+        _report_kept_options(reporter, job, text)
         report_shadowed(
             _Approximations(reporter),
             job,
@@ -445,6 +471,38 @@ def write(
             "a Flux batch script",
         )
     return [OutputFile(text)]
+
+
+#: the `extensions.flux` maps the reader fills from a kept option's kind
+FILLED_BY: Final = {"setopt": "shell_options", "setattr": "user_attributes"}
+
+
+def _report_kept_options(reporter: Reporter, job: Job, text: str) -> None:
+    """W301 for each option kept as written (`extensions.flux.batch_options`) that does not
+    read back as kept: the reader reads it as a field (`--setopt=mpibind=off` is
+    `shell_options`, a `--requires` the constraint), which it then changes."""
+    ext = job.spec.extensions.flux if job.spec and job.spec.extensions else None
+    if ext is None or not ext.batch_options:
+        return
+    back = read_own(text, "flux-batch")
+    if back is None:
+        return
+    back_ext = back.spec.extensions.flux if back.spec and back.spec.extensions else None
+    kept = (back_ext.batch_options if back_ext else None) or {}
+    w = _Approximations(reporter)
+    for name, values in ext.batch_options.items():
+        if name not in OPTIONS or kept.get(name) == values:
+            continue
+        w.approximated(
+            f"spec.extensions.flux.batch_options.{name}",
+            f"`--{name}` is written as kept, and it reads back as a field it sets",
+        )
+        field = FILLED_BY.get(name)
+        if field and getattr(ext, field) != (getattr(back_ext, field) if back_ext else None):
+            w.approximated(
+                f"spec.extensions.flux.{field}",
+                f"the kept `--{name}` options read back here",
+            )
 
 
 class _Approximations:
@@ -477,6 +535,33 @@ def render(
         "/bin/sh",
     )
     w.lines.append(shebang)
+    ex = spec.execution
+    if ex is not None and ex.script is not None and not ex.script.startswith("#!"):
+        w.approximated(
+            "spec.execution.script",
+            f"`{shebang}` is added as its first line: `flux batch` runs only a script that "
+            "starts with `#!`",
+        )
+    if (
+        ex is not None
+        and ex.script is None
+        and ex.executable is None
+        and ex.container is not None
+        and not ex.container.image
+    ):
+        for key in ("command", "args"):
+            if getattr(ex.container, key):
+                w.approximated(
+                    f"spec.execution.container.{key}",
+                    "a container without an image: its command line runs as a plain program "
+                    "(`exec …`)",
+                )
+    if ex is not None and ex.arguments and ex.executable is None:
+        w.lost(
+            "spec.execution.arguments",
+            "a batch script has no place for its own arguments: pass them on the command line "
+            "(`flux batch job.sh ARGS`)",
+        )
     interpreter = shebang[2:].split()
     if interpreter and any(p.rsplit("/", 1)[-1].startswith("lua") for p in interpreter[:2]):
         w.sentinel = "-- flux:"
@@ -506,8 +591,24 @@ def render(
                 "`--output`/`--error` carry the output files",
             )
             continue
+        if "." in key:
+            w.approximated(
+                f"spec.extensions.flux.shell_options.{key}",
+                f"`--setopt={key}=…` sets a nested option (`{key.replace('.', ' > ')}`)",
+            )
         w.opt("setopt", f"{key}={_json_value(value)}", f"spec.extensions.flux.shell_options.{key}")
     for key, value in (ext.user_attributes or {}).items():
+        if "" in key.split("."):
+            w.lost(
+                f"spec.extensions.flux.user_attributes.{key}",
+                "not an attribute name (`--setattr=user.NAME`): an empty part between dots",
+            )
+            continue
+        if "." in key:
+            w.approximated(
+                f"spec.extensions.flux.user_attributes.{key}",
+                f"`--setattr=user.{key}` sets a nested attribute (`{key.replace('.', ' > ')}`)",
+            )
         w.opt(
             "setattr",
             f"user.{key}={_json_value(value)}",
@@ -566,6 +667,12 @@ def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         except FluxLangError as exc:
             w.lost(f"{base}.symbolic_dependencies[{i}]", exc.message)
             continue
+        if sym.scheme not in ("string", "fluid"):
+            w.approximated(
+                f"{base}.symbolic_dependencies[{i}]",
+                f"`--dependency={uri}`: Flux knows no `{sym.scheme}` scheme; it is kept as an "
+                "option as written",
+            )
         w.opt("dependency", uri, f"{base}.symbolic_dependencies[{i}]")
     if ext.constraints_spec is not None:
         carried = False
@@ -581,7 +688,15 @@ def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
             else:
                 w.opt("requires", query, f"{base}.constraints_spec")
     for name in ext.env_unset or ():
+        if not ENV_NAME.fullmatch(name):
+            w.lost(
+                f"{base}.env_unset",
+                f"`--env=-{name}` would remove the variables a pattern matches, not `{name}`",
+            )
+            continue
         w.opt("env", f"-{name}", f"{base}.env_unset")
+    if ext.version is not None and ext.version != 1:
+        w.lost(f"{base}.version", "`flux batch` writes its own jobspec (version 1)")
     for key in ("resource_graph", "task", "tasks", "count_expression", "embedded_files", "system"):
         if getattr(ext, key) is None:
             continue
@@ -611,6 +726,8 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         w.opt("bank", ext.bank, "spec.extensions.flux.bank")
     elif sched is not None and sched.account is not None:
         w.opt("bank", sched.account, "spec.schedule.account")
+    if ext.urgency == 0 and not (sched is not None and sched.hold):
+        w.approximated("spec.extensions.flux.urgency", "urgency 0 holds the job (`schedule.hold`)")
     if sched is None:
         if ext.urgency is not None:
             w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
@@ -622,10 +739,19 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         w.opt("time-limit", "inf" if seconds is None else fsd(seconds), "spec.schedule.walltime")
     if sched.hold:
         w.opt("urgency", "hold", "spec.schedule.hold")
-        if sched.priority is not None or ext.urgency is not None:
+        if sched.priority is not None:
             w.lost("spec.schedule.priority", "a held Flux job has urgency 0 (`hold`)")
+        if ext.urgency is not None:
+            w.lost("spec.extensions.flux.urgency", "a held Flux job has urgency 0 (`hold`)")
     elif ext.urgency is not None:
         w.opt("urgency", ext.urgency, "spec.extensions.flux.urgency")
+        if sched.priority is not None and from_native(ext.urgency, "flux", w.options.band) != (
+            sched.priority
+        ):
+            w.approximated(
+                "spec.schedule.priority",
+                f"the raw `extensions.flux.urgency` ({ext.urgency}) is written instead",
+            )
     elif sched.priority is not None:
         native = to_native(sched.priority, "flux", w.options.band)
         if native == 0:
@@ -719,14 +845,14 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
         if env.inherit_from_submitter is False:
             w.opt("env", "-*", "spec.execution.environment.inheritFromSubmitter")
         for key, value in (env.vars or {}).items():
-            if not _ENV_NAME.fullmatch(key):  # `--env=RULE` reads the name up to the `=`
+            if not ENV_NAME.fullmatch(key):  # `--env=RULE` reads the name up to the `=`
                 w.reporter.report(
                     "E140",
                     f"`{key}` cannot be written as the name of an `--env=NAME=VALUE` rule: Flux "
-                    "splits the rule at its first `=`, and a name with other characters than "
-                    "letters, digits and `_` is not read back as a variable",
+                    "splits the rule at its first `=`, a rule starting with `-` or `/` removes "
+                    "variables and `*?[` are globs",
                     field=f"spec.execution.environment.vars.{key}",
-                    help="name the variable with letters, digits and `_`",
+                    help="name the variable without `=`, white space, `*?[` or a leading `-`/`/`",
                 )
                 continue
             # `$` starts a substitution in an --env rule; `$$` is a literal `$`
@@ -734,7 +860,15 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
                 "env", f"{key}={value.replace('$', '$$')}", f"spec.execution.environment.vars.{key}"
             )
     if ex.stdin is not None:
-        w.opt("input", ex.stdin, "spec.execution.stdin")
+        stdin = ex.stdin
+        if IDSET.fullmatch(stdin):
+            stdin = f"./{stdin}"
+            w.approximated(
+                "spec.execution.stdin",
+                f"written as `{stdin}`: Flux reads `--input={ex.stdin}` as the task ranks that "
+                "get stdin, not as a file",
+            )
+        w.opt("input", stdin, "spec.execution.stdin")
 
 
 def _template(w: FluxBatchWriter, template: Template, path: str) -> str | None:
@@ -749,16 +883,25 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
     out = spec.output
     if out is None:
         return
+    stdout = error = False
     if out.stdout is not None:
         text = _template(w, out.stdout, "spec.output.stdout")
         if text is not None:
             w.opt("output", text, "spec.output.stdout")
-    if out.stderr is not None:
+            stdout = True
+    if out.stderr is not None and out.merge_stderr:
+        w.approximated(
+            "spec.output.stderr",
+            "merged into the output file (`mergeStderr`): `--error` is not written",
+        )
+    elif out.stderr is not None:
         text = _template(w, out.stderr, "spec.output.stderr")
         if text is not None:
             w.opt("error", text, "spec.output.stderr")
-    elif out.merge_stderr is False:
-        if out.stdout is None:
+            error = True
+    if out.merge_stderr is False and not error:
+        # flux batch writes stderr with stdout unless --error names a file
+        if not stdout:
             w.opt("output", "flux-{{id}}.out", "spec.output.mergeStderr")
         w.opt("error", "flux-{{id}}.err", "spec.output.mergeStderr")
         w.approximated(

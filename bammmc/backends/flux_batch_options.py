@@ -10,6 +10,7 @@ so an option's value never comes from the next directive line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -100,3 +101,11 @@ SUBMISSION_ONLY: Final = frozenset(
 )
 #: --urgency names (flux-core `job-urgency`)
 URGENCY_NAMES: Final = {"hold": 0, "default": 16, "expedite": 31}
+
+#: an RFC 22 idset (`0`, `0-3,7`, `[1-2]`): `--input` then names the task ranks that read the
+#: job's stdin, not a file (flux-core's job submission tries `IDset(input)` first)
+IDSET: Final = re.compile(r"\[?\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\]?")
+
+#: a variable name that an `--env=NAME=VALUE` rule sets as it is: not a removal (`-…`), a
+#: regular expression (`/…/`) or a glob (`*?[`), and no `=` or blank
+ENV_NAME: Final = re.compile(r"[^-/=*?\[\s][^=*?\[\s]*")

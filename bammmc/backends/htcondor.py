@@ -182,7 +182,14 @@ CAPABILITIES: Final = Capabilities(
         "spec.schedule.signalBeforeEnd": lost(
             "condor_submit has no command for it", by_writer=True
         ),
-        "spec.resources.cpusPerTask": EXACT,
+        "spec.resources.cpusPerTask": exact(
+            "",
+            (
+                "written as the slot's total: `request_*` is per slot, and a vanilla universe "
+                "job's tasks share one slot",
+                "W301",
+            ),
+        ),
         "spec.resources.memoryPerTask": exact(
             "",
             (
@@ -211,7 +218,14 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("a vanilla universe job runs on one machine", "W201"),
         ),
-        "spec.resources.gpu.count": EXACT,
+        "spec.resources.gpu.count": exact(
+            "",
+            (
+                "written as the slot's total: `request_*` is per slot, and a vanilla universe "
+                "job's tasks share one slot",
+                "W301",
+            ),
+        ),
         "spec.resources.gpu.type": exact(
             "",
             ("HTCondor matches GPUs by their properties, not by a model name", "W201"),
@@ -219,8 +233,22 @@ CAPABILITIES: Final = Capabilities(
         "spec.resources.gpu.memory": EXACT,
         "spec.resources.gpu.fraction": EXACT,
         "spec.resources.gpu.migProfile": EXACT,
-        "spec.resources.diskPerTask": EXACT,
-        "spec.resources.genericResources": EXACT,
+        "spec.resources.diskPerTask": exact(
+            "",
+            (
+                "written as the slot's total: `request_*` is per slot, and a vanilla universe "
+                "job's tasks share one slot",
+                "W301",
+            ),
+        ),
+        "spec.resources.genericResources": exact(
+            "",
+            (
+                "written as the slot's total: `request_*` is per slot, and a vanilla universe "
+                "job's tasks share one slot",
+                "W301",
+            ),
+        ),
         "spec.resources.limits": lost("condor_submit has no option for it"),
         "spec.execution.container.image": exact(
             "",
@@ -261,6 +289,11 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W201",
             ),
+            (
+                "the command's words after the program are written as `arguments` with the "
+                "args: they read back as args",
+                "W301",
+            ),
         ),
         "spec.execution.container.args": exact(
             "",
@@ -270,6 +303,11 @@ CAPABILITIES: Final = Capabilities(
                     "command), and HTCondor needs `executable`: condor"
                 ),
                 "W201",
+            ),
+            (
+                "the command's words after the program are written as `arguments` with the "
+                "args: they read back as args",
+                "W301",
             ),
         ),
         "spec.execution.script": exact(
@@ -412,7 +450,10 @@ CAPABILITIES: Final = Capabilities(
             "",
             (("the job has no name: `{job_name}` is the program's file name (`job.sh`)"), "W301"),
         ),
-        "spec.output.mergeStderr": EXACT,
+        "spec.output.mergeStderr": exact(
+            "",
+            ("without `output` and `error` HTCondor keeps neither stream (/dev/null)", "W201"),
+        ),
         "spec.output.openMode": exact(
             "",
             ("HTCondor writes the output files anew for each run", "W201"),
@@ -427,6 +468,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W201",
             ),
+            ("`notification = Complete` mails on `end`, `fail`: it reads back as `end`", "W301"),
         ),
         "spec.fileStaging.inputs": exact(
             "",
@@ -862,10 +904,22 @@ class HtcondorWriter:
                 )
             else:
                 self.put("executable", command[0], "spec.execution.container.command")
+                if len(ex.container.command) > 1:
+                    for key in ("command", "args") if ex.container.args else ("command",):
+                        self.approximated(
+                            f"spec.execution.container.{key}",
+                            "the command's words after the program are written as `arguments` "
+                            "with the args: they read back as args",
+                        )
                 if len(command) > 1:
                     self.argument_list(command[1:], "spec.execution.container.args")
                 # the program is inside the image: nothing to send
                 self.cmd("transfer_executable", False, "spec.execution.container.command")
+                if ex.shell is not None:
+                    self.lost(
+                        "spec.execution.shell",
+                        "the image's program runs as a program, not through a shell",
+                    )
         elif ex.shell is not None:
             # HTCondor's `shell` command: a /bin/sh command line instead of executable+arguments
             self.put("shell", ex.shell, "spec.execution.shell")
@@ -874,6 +928,14 @@ class HtcondorWriter:
                 "spec.execution",
                 "the job names no program (no script, executable or container command), and "
                 "HTCondor needs `executable`: condor_submit refuses the file as written",
+            )
+        if ex.arguments and ex.executable is None:
+            self.lost(
+                "spec.execution.arguments",
+                "only an `executable` job's arguments are written; for a script, add "
+                '`arguments = "…"` to the submit file (the script gets them as `$1`…)'
+                if ex.script is not None
+                else "the job runs no `executable` to pass them to",
             )
         self.container(ex)
 
@@ -944,6 +1006,10 @@ class HtcondorWriter:
                 )
         else:
             shebang, body = f"#!{shell}\n", text
+            self.approximated(
+                "spec.execution.script",
+                f"`#!{shell}` is added as its first line: HTCondor runs the script as a program",
+            )
         block = compatibility_block(
             body, "htcondor", self.lost, self.approximated, self.derived_variables()
         )
@@ -1060,6 +1126,11 @@ class HtcondorWriter:
                 stderr = self.path(out.stderr, "spec.output.stderr")
                 if stderr is not None:
                     self.cmd("error", stderr, "spec.output.stderr")
+            if out.merge_stderr is not None and out.stdout is None and out.stderr is None:
+                self.lost(
+                    "spec.output.mergeStderr",
+                    "without `output` and `error` HTCondor keeps neither stream (/dev/null)",
+                )
             if out.open_mode == "append":
                 self.lost(
                     "spec.output.openMode",
@@ -1224,6 +1295,8 @@ class HtcondorWriter:
         amount = self.per_slot(Fraction(size.bytes), size.scope, default, path)
         whole = -(-amount.numerator // amount.denominator)
         text, written = size_text(whole, BASE_UNIT[key])
+        if amount != size.bytes:
+            self.per_job(path, f"{amount} bytes")
         if written != amount:
             unit = "MiB" if BASE_UNIT[key] == "M" else "KiB"
             self.approximated(
@@ -1233,11 +1306,22 @@ class HtcondorWriter:
             )
         self.cmd(key, text, path)
 
+    def per_job(self, path: str, amount: str) -> None:
+        """W301: a per-task amount written as what the job's one slot needs (``amount``),
+        which reads back as one task's."""
+        self.approximated(
+            path,
+            f"written as the slot's {amount}: `request_*` is per slot, and a vanilla universe "
+            f"job's {self.tasks} tasks share one slot",
+        )
+
     def resources(self) -> None:
         res = self.res
         if res.cpus_per_task is not None or res.tasks is not None or res.nodes is not None:
             per_slot = self.cpus if self.parallel else self.cpus * self.tasks
             cpus = self.total_cpus()
+            if res.cpus_per_task is not None and per_slot != res.cpus_per_task.cores:
+                self.per_job("spec.resources.cpusPerTask", f"{per_slot} CPUs")
             if cpus != per_slot:
                 self.approximated(
                     "spec.resources.cpusPerTask", f"{per_slot} CPUs rounded up to {cpus}"
@@ -1252,8 +1336,18 @@ class HtcondorWriter:
         elif ext is not None and ext.slurm is not None and ext.slurm.mem is not None:
             if ext.slurm.mem.bytes:  # `--mem=0` (all of the node) is reported as lost
                 self.size("request_memory", ext.slurm.mem, "spec.extensions.slurm.mem", "node")
+                self.approximated(
+                    "spec.extensions.slurm.mem",
+                    "the slurm form is not written; `request_memory` carries it (the job's "
+                    "memory, `resources.memoryPerTask`)",
+                )
         elif ext is not None and ext.pbs is not None and ext.pbs.mem is not None:
             self.size("request_memory", ext.pbs.mem, "spec.extensions.pbs.mem", "job")
+            self.approximated(
+                "spec.extensions.pbs.mem",
+                "the pbs form is not written; `request_memory` carries it (the job's memory, "
+                "`resources.memoryPerTask`)",
+            )
         if res.disk_per_task is not None:
             self.size("request_disk", res.disk_per_task, "spec.resources.diskPerTask")
         self.gpus()
@@ -1268,6 +1362,8 @@ class HtcondorWriter:
                 self.lost(path, f"`request_{name}` is not a resource name HTCondor can request")
                 continue
             amount = self.per_slot(count.amount, count.scope, "task", path)
+            if amount != count.amount:
+                self.per_job(path, str(amount))
             whole = -(-amount.numerator // amount.denominator)
             if whole != amount:
                 self.approximated(path, f"{amount} rounded up to {whole}")
@@ -1316,7 +1412,7 @@ class HtcondorWriter:
                 f"a vanilla universe job runs on one machine, not {res.nodes} nodes",
                 help="set `extensions.htcondor.universe: parallel` for one slot per task",
             )
-        if res.tasks_per_node is not None and (res.nodes or 1) > 1:
+        if res.tasks_per_node is not None and ((res.nodes or 1) > 1 or res.tasks_per_node > 1):
             self.lost("spec.resources.tasksPerNode", "a vanilla universe job runs on one machine")
 
     def gpus(self) -> None:
@@ -1331,6 +1427,8 @@ class HtcondorWriter:
                 total = gpu.count.amount
             per_slot = total / self.slots()
             whole = -(-per_slot.numerator // per_slot.denominator)
+            if per_slot != gpu.count.amount and (gpu.count.scope or "task") == "task":
+                self.per_job(path, f"{per_slot} GPUs")
             if whole != per_slot:
                 self.approximated(path, f"{per_slot} GPUs rounded up to {whole}")
             if whole:
@@ -1408,14 +1506,16 @@ class HtcondorWriter:
                 self.options.band,
                 "spec.schedule.priority",
             )
-        queue = sched.queue or sched.partition
-        if queue is not None:
-            path = "spec.schedule.queue" if sched.queue is not None else "spec.schedule.partition"
-            self.lost(
-                path,
-                "HTCondor has no queues: a pool matches jobs to machines by `requirements`",
-                help="express the partition's machines in `extensions.htcondor.requirements`",
-            )
+        for path, queue in (
+            ("spec.schedule.queue", sched.queue),
+            ("spec.schedule.partition", sched.partition),
+        ):
+            if queue is not None:
+                self.lost(
+                    path,
+                    "HTCondor has no queues: a pool matches jobs to machines by `requirements`",
+                    help="express the partition's machines in `extensions.htcondor.requirements`",
+                )
         for key, path in (
             ("qos", "spec.schedule.qos"),
             ("reservation", "spec.schedule.reservation"),
@@ -1502,6 +1602,14 @@ class HtcondorWriter:
                         f"HTCondor takes one `notification` value (`{value}` is written): "
                         f"no mail on `{event}`",
                     )
+            if set(events) & covered != NOTIFICATIONS[value]:
+                self.approximated(
+                    "spec.notifications.events",
+                    f"`notification = {value}` mails on "
+                    + ", ".join(f"`{e}`" for e in sorted(covered))
+                    + ": it reads back as "
+                    + (", ".join(f"`{e}`" for e in sorted(NOTIFICATIONS[value])) or "no mail"),
+                )
             self.cmd("notification", value, "spec.notifications.events")
         if note.email is not None:
             self.put("notify_user", note.email, "spec.notifications.email")

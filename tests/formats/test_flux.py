@@ -545,3 +545,142 @@ def test_batch_options_are_reported_by_the_jobspec_writer() -> None:
     assert out is not None
     lost = {d.field for d in diags if d.code == "W201"}
     assert any(f and f.startswith("spec.extensions.flux.batch_options.") for f in lost), diags
+
+
+# ── losses the honesty test (tests/test_honesty.py) found silent: each now has its diagnostic,
+# or reads back ──
+
+HONEST_FLUX = [
+    # (SPLAT spec as YAML flow, the (code, field) pairs among the diagnostics, paths that must
+    # read back from the jobspec with these values)
+    # a script's own arguments follow it in the command, as `flux batch job.sh ARGS` writes them
+    (
+        '{execution: {script: "echo $1\\n", arguments: "a \'b c\'"}}',
+        set(),
+        {"spec.execution.arguments": "a 'b c'", "spec.execution.script": "echo $1\n"},
+    ),
+    (
+        '{execution: {script: "#!/bin/sh\\necho $1\\n", arguments: x}}',
+        set(),
+        {"spec.execution.arguments": "x"},
+    ),
+    # stderr goes where stdout goes unless `stderr` is named: merged streams read back
+    (
+        "{output: {stdout: o.log, mergeStderr: true}}",
+        set(),
+        {"spec.output.mergeStderr": True, "spec.output.stdout": "o.log"},
+    ),
+    (
+        "{output: {stdout: o.log, stderr: e.log, mergeStderr: true}}",
+        {("W301", "spec.output.stderr")},
+        {"spec.output.mergeStderr": True},
+    ),
+    (
+        "{output: {stdout: o.log, mergeStderr: false}}",
+        {("W301", "spec.output.mergeStderr")},
+        {"spec.output.stderr": "flux-{job_id}.err"},
+    ),
+    ("{output: {mergeStderr: false}}", {("W301", "spec.output.mergeStderr")}, {}),
+    # `{{cc}}` (the --cc copy's id) reads back as `{array_index}`
+    (
+        '{output: {stdout: "o-{array_index}.log"}}',
+        {("W301", "spec.output.stdout")},
+        {"spec.output.stdout": "o-{array_index}.log"},
+    ),
+    ("{array: {maxConcurrent: 4}}", {("W201", "spec.array.maxConcurrent")}, {}),
+    # tasks that are not nodes × tasksPerNode: a total count, no per-node shape
+    (
+        "{resources: {tasks: 1, nodes: 2, tasksPerNode: 1}}",
+        {("W301", "spec.resources.tasksPerNode")},
+        {"spec.resources.nodes": 2},
+    ),
+    (
+        "{resources: {gpu: {count: 1, fraction: 0.5}}}",
+        {("W201", "spec.resources.gpu.fraction")},
+        {},
+    ),
+    ("{resources: {gpu: {migProfile: 1g.10gb}}}", {("W201", "spec.resources.gpu.migProfile")}, {}),
+    (
+        "{schedule: {priority: 700}, extensions: {flux: {urgency: 20}}}",
+        {("W201", "spec.schedule.priority"), ("W201", "spec.extensions.flux.urgency")},
+        {},
+    ),
+    (
+        "{dependencies: [{scheme: begin_time, value: '2025-03-02T20:00:00Z'}]}",
+        {("W301", "spec.dependencies[0].value")},
+        {"spec.dependencies[0].value": "1740945600"},
+    ),
+    (
+        "{extensions: {flux: {count_expression: {min: 2, max: 8, operator: '*', operand: 2}}}}",
+        {("W201", "spec.extensions.flux.count_expression.min")},
+        {},
+    ),
+    # the raw tasks are the command: the job's own program is not run
+    (
+        '{execution: {script: "echo\\n"}, extensions: {flux: {tasks: [{command: [app], '
+        "slot: task, count: {per_slot: 1}}]}}}",
+        {("W301", "spec.execution.script")},
+        {},
+    ),
+    # raw pieces the jobspec reader refuses are left out (W201), the portable ones written
+    (
+        "{execution: {executable: /bin/x}, extensions: {flux: {tasks: [{}, {}], "
+        "task: {'//': 1}, constraints_spec: {'./zx': []}}}}",
+        {
+            ("W201", "spec.extensions.flux.tasks"),
+            ("W201", "spec.extensions.flux.task"),
+            ("W201", "spec.extensions.flux.constraints_spec"),
+        },
+        {"spec.execution.executable": "/bin/x"},
+    ),
+    # every raw piece left out until the reader accepts the jobspec
+    (
+        "{execution: {executable: /bin/x}, extensions: {flux: {resource_graph: [], "
+        "tasks: [{}], task: {a: {}}}}}",
+        {("W201", "spec.extensions.flux.tasks")},
+        {"spec.execution.executable": "/bin/x"},
+    ),
+    (
+        "{extensions: {flux: {symbolic_dependencies: [{scheme: x-y, value: v}], system: {}}}}",
+        {
+            ("W301", "spec.extensions.flux.symbolic_dependencies[0]"),
+            ("W301", "spec.extensions.flux.system"),
+        },
+        {},
+    ),
+    ("{execution: {executable: /bin/x, shell: /bin/sh}}", {("W201", "spec.execution.shell")}, {}),
+    ("{resources: {gpu: {count: 8/job}}}", {("W301", "spec.resources.gpu.count")}, {}),
+    ("{extensions: {flux: {system: {x: 1}}}}", {("W301", "spec.extensions.flux.system")}, {}),
+    # any interpreter of a script without `#!` reads back as the shell
+    (
+        '{execution: {script: "echo\\n", shell: python3}}',
+        set(),
+        {"spec.execution.shell": "python3"},
+    ),
+    # the raw graph holds the shape
+    (
+        "{resources: {gpu: {count: 1}}, placement: {exclusive: true}, extensions: {flux: "
+        "{resource_graph: [{type: slot, count: 1, label: task, with: [{type: core, count: 1}]}]}}}",
+        {("W301", "spec.resources.gpu.count"), ("W301", "spec.placement.exclusive")},
+        {},
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "expected", "back"), HONEST_FLUX)
+def test_silent_losses_are_reported(
+    spec_yaml: str, expected: set[tuple[str, str]], back: dict[str, Any]
+) -> None:
+    from bammmc.ir.paths import get_path
+
+    job, diags = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat"
+    )
+    assert job is not None and not [d for d in diags if d.is_error], diags
+    text, diags = bammmc.emit(job, "flux")
+    assert expected <= {(d.code, d.field) for d in diags}, diags
+    read, _ = bammmc.parse(text, "flux")
+    assert read is not None
+    for path, value in back.items():
+        got = get_path(read, path)
+        assert (got.wire() if hasattr(got, "wire") else got) == value, (path, text)

@@ -187,6 +187,13 @@ LOWER_CASES: list[tuple[str, str | None, Any]] = [
     ("--output=o.{{node.id}}", "extensions.flux.batch_options.output", ["o.{{node.id}}"]),
     ("-u", "extensions.flux.batch_options.unbuffered", [""]),
     ("--env=PATH", "extensions.flux.batch_options.env", ["PATH"]),
+    ("--env=-LD_PRELOAD", "extensions.flux.env_unset", ["LD_PRELOAD"]),
+    ("--env=0=1", "execution.environment.vars", {"0": "1"}),
+    ("--env=a.b=1", "execution.environment.vars", {"a.b": "1"}),
+    ("--env=-LD_*", "extensions.flux.batch_options.env", ["-LD_*"]),
+    ("--input=in.txt", "execution.stdin", "in.txt"),
+    # an idset names the ranks that get stdin (flux-core tries `IDset(input)` first)
+    ("--input=0-3", "extensions.flux.batch_options.input", ["0-3"]),
 ]
 
 
@@ -479,6 +486,116 @@ def test_a_script_without_shebang_is_noted() -> None:
 HONEST_FLUX_BATCH = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
     ("{schedule: {priority: 256}}", "flux-batch", {("W301", "spec.schedule.priority")}),
+    # a script's own arguments: a batch script has no place for them (`flux batch job.sh ARGS`)
+    (
+        '{execution: {script: "#!/bin/sh\\necho $1\\n", arguments: a}}',
+        "flux-batch",
+        {("W201", "spec.execution.arguments")},
+    ),
+    # arguments of a container command (no executable): nothing takes them
+    (
+        "{execution: {container: {image: i, command: [c]}, arguments: a}}",
+        "flux-batch",
+        {("W201", "spec.execution.arguments")},
+    ),
+    # flux batch runs only a script with `#!`: the added line is reported
+    ("{execution: {script: hostname}}", "flux-batch", {("W301", "spec.execution.script")}),
+    # merged streams with a separate stderr file: --error is not written
+    (
+        "{output: {stdout: o.log, stderr: e.log, mergeStderr: true}}",
+        "flux-batch",
+        {("W301", "spec.output.stderr")},
+    ),
+    (
+        "{resources: {gpu: {count: 1, fraction: 0.5}}}",
+        "flux-batch",
+        {("W201", "spec.resources.gpu.fraction")},
+    ),
+    (
+        "{resources: {gpu: {migProfile: 1g.10gb}}}",
+        "flux-batch",
+        {("W201", "spec.resources.gpu.migProfile")},
+    ),
+    (
+        "{extensions: {flux: {preemptible_after: 60}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.preemptible_after")},
+    ),
+    # a scheme Flux does not know is written, and read back as a kept option
+    (
+        "{extensions: {flux: {symbolic_dependencies: [{scheme: x-y, value: v}]}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.symbolic_dependencies[0]")},
+    ),
+    (
+        "{extensions: {flux: {user_attributes: {'.': 1}}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.user_attributes..")},
+    ),
+    ("{execution: {stdin: '0'}}", "flux-batch", {("W301", "spec.execution.stdin")}),
+    # a rule that starts with `-` removes variables: such a name cannot be set (refused)
+    (
+        "{execution: {environment: {vars: {-x: '1'}}}}",
+        "flux-batch",
+        {("E140", "spec.execution.environment.vars.-x")},
+    ),
+    (
+        "{execution: {container: {command: [app], args: [x]}}}",
+        "flux-batch",
+        {("W301", "spec.execution.container.command"), ("W301", "spec.execution.container.args")},
+    ),
+    (
+        "{extensions: {flux: {user_attributes: {a.b: 1}}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.user_attributes.a.b")},
+    ),
+    (
+        "{extensions: {flux: {urgency: 0}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.urgency")},
+    ),
+    (
+        "{schedule: {hold: true}, extensions: {flux: {urgency: 5}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.urgency")},
+    ),
+    (
+        "{extensions: {flux: {version: 2}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.version")},
+    ),
+    (
+        "{extensions: {flux: {env_unset: [a*]}}}",
+        "flux-batch",
+        {("W201", "spec.extensions.flux.env_unset")},
+    ),
+    # both files lost (no `{array_job_id}` in Flux): stderr still kept apart
+    (
+        "{output: {stdout: '/s/{array_job_id}.out', stderr: '/s/{array_job_id}.err', "
+        "mergeStderr: false}}",
+        "flux-batch",
+        {("W301", "spec.output.mergeStderr")},
+    ),
+    # a kept option that the reader reads as a field (`--setopt` is `shell_options`)
+    (
+        "{extensions: {flux: {shell_options: {a: b}, batch_options: {setopt: [c=d]}}}}",
+        "flux-batch",
+        {
+            ("W301", "spec.extensions.flux.batch_options.setopt"),
+            ("W301", "spec.extensions.flux.shell_options"),
+        },
+    ),
+    (
+        "{extensions: {flux: {shell_options: {a.b: 1}}}}",
+        "flux-batch",
+        {("W301", "spec.extensions.flux.shell_options.a.b")},
+    ),
+    # the raw urgency wins over the portable priority
+    (
+        "{schedule: {priority: 750}, extensions: {flux: {urgency: 20}}}",
+        "flux-batch",
+        {("W301", "spec.schedule.priority")},
+    ),
 ]
 
 

@@ -58,6 +58,16 @@ READ = [
     ("universe = docker", ext(universe="docker")),
     ("universe = Vanilla", ext(universe="vanilla")),
     ("arguments = -a -b 26", spec(execution={"arguments": "-a -b 26"})),
+    # the writer's form of a container's command: a program inside the image
+    (
+        "container_image = docker://img:1\ntransfer_executable = False\narguments = \"a 'b c'\"",
+        spec(
+            execution={
+                "container": {"image": "img:1", "command": ["/bin/app"], "args": ["a", "b c"]}
+            }
+        ),
+    ),
+    ("container_image = /images/x.sif", spec(execution={"container": {"image": "/images/x.sif"}})),
     (
         "arguments = \"one 'two with spaces' 3\"",
         spec(execution={"arguments": "one 'two with spaces' 3"}),
@@ -135,7 +145,24 @@ READ = [
                 ],
                 "outputs": [{"src": "out.dat", "dst": "results/o.dat"}],
             },
-            extensions={"htcondor": {"transfer_output_remaps": {"out.dat": "results/o.dat"}}},
+        ),
+    ),
+    # a remap of a file not in `transfer_output_files` has no output to be the destination of
+    (
+        'transfer_output_files = a\ntransfer_output_remaps = "a = b; c = d"',
+        spec(
+            fileStaging={"outputs": [{"src": "a", "dst": "b"}]},
+            extensions={"htcondor": {"transfer_output_remaps": {"c": "d"}}},
+        ),
+    ),
+    (
+        "retry_request_memory = 8G, 16G\nretry_request_disk = 1024\nperiodic_hold_subcode = 42\n"
+        "encrypt_input_files = a, b",
+        ext(
+            retry_request_memory=["8Gi", "16Gi"],
+            retry_request_disk=["1Mi"],
+            periodic_hold_subcode=42,
+            encrypt_input_files=["a", "b"],
         ),
     ),
     # ClassAd-valued commands stay verbatim

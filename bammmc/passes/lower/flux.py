@@ -59,6 +59,8 @@ MUSTACHE: Final = {
     "task.id": "task_index",
     "task.rank": "task_index",
     "taskid": "task_index",
+    # the id `flux submit --cc` gives each copy: the writer's `{array_index}`
+    "cc": "array_index",
 }
 #: SPLAT template variable -> the mustache tag the writer uses
 MUSTACHE_BACK: Final = {"job_id": "id", "job_name": "name", "task_index": "task.id"}
@@ -268,16 +270,21 @@ class _Lowering:
         command = get(first, "command")
         assert command is not None
         words = [str(w.value) for w in command.children]
-        if script is not None and words == SCRIPT_COMMAND:
+        n = len(SCRIPT_COMMAND)
+        # the script's own arguments follow it (`flux batch job.sh ARGS`)
+        if script is not None and words[:n] == SCRIPT_COMMAND:
             self.set("spec.execution.script", without_block(script), command)
+            if len(words) > n:
+                self.set("spec.execution.arguments", shlex.join(words[n:]), command)
         elif (
             script is not None
-            and words[1:] == SCRIPT_COMMAND
-            and words[0].startswith("/")
+            and words[1 : n + 1] == SCRIPT_COMMAND
             and not script.startswith("#!")
         ):
             self.set("spec.execution.shell", words[0], command.children[0])
             self.set("spec.execution.script", without_block(script), command)
+            if len(words) > n + 1:
+                self.set("spec.execution.arguments", shlex.join(words[n + 1 :]), command)
         else:
             self.set("spec.execution.executable", words[0], command.children[0])
             if len(words) > 1:
@@ -381,6 +388,9 @@ class _Lowering:
             plain = options.plain()
             output = plain.get("output")
             if isinstance(output, dict):
+                if isinstance(output.get("stdout"), dict) and "stderr" not in output:
+                    # the shell writes stderr where stdout goes unless `stderr` says otherwise
+                    self.set("spec.output.mergeStderr", True, options, key)
                 for stream in ("stdout", "stderr"):
                     spec = output.get(stream)
                     if not (

@@ -19,7 +19,13 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from bammmc.backends.flux_batch_options import OPTIONS, SUBMISSION_ONLY, URGENCY_NAMES
+from bammmc.backends.flux_batch_options import (
+    ENV_NAME,
+    IDSET,
+    OPTIONS,
+    SUBMISSION_ONLY,
+    URGENCY_NAMES,
+)
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_batch import FluxBatchScript, parser
 from bammmc.frontends.flux_lang import (
@@ -46,7 +52,7 @@ MUSTACHE_VARIABLES: Final = {
     "name": "job_name",
 }
 _MUSTACHE: Final = re.compile(r"\{\{([^{}]*)\}\}")
-_ENV_SET: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_SET: Final = re.compile(ENV_NAME.pattern + "=")
 
 
 class Invalid(Exception):
@@ -191,6 +197,8 @@ def _option(occ: Occurrence, b: _Builder) -> None:
         _dependency(occ, b)
     elif name == "requires":
         _requires(occ, b)
+    elif name == "input" and value and not IDSET.fullmatch(value):
+        b.set("spec.execution.stdin", value, occ)
     else:
         b.keep(occ)
 
@@ -308,11 +316,28 @@ def _env(occ: Occurrence, b: _Builder) -> None:
     literal = "$" not in value.replace("$$", "")  # `$$` is a literal `$` in an --env rule
     if _ENV_SET.match(value) and literal and "{{" not in value and not kept:
         key, _, val = value.partition("=")
-        b.set(f"spec.execution.environment.vars.{key}", val.replace("$$", "$"), occ)
+        # set in the map itself: a name may hold a `.`, which `b.set` reads as a path
+        env = spec.setdefault("execution", {}).setdefault("environment", {})
+        env.setdefault("vars", {})[key] = val.replace("$$", "$")
+        path = f"spec.execution.environment.vars.{key}"
+        b.source_map.add(path, occ.span, occ.value_span or occ.span)
         return
     env = spec.get("execution", {}).get("environment", {})
     if value == "-*" and not env and not kept:
         b.set("spec.execution.environment.inheritFromSubmitter", False, occ)
+        return
+    name = value[1:]
+    if (
+        value.startswith("-")
+        and ENV_NAME.fullmatch(name)
+        and name not in env.get("vars", {})
+        and not kept
+    ):
+        # `-NAME` without a glob removes that one variable: the jobspec's `NAME: null`
+        flux = spec.setdefault("extensions", {}).setdefault("flux", {})
+        unset = flux.setdefault("env_unset", [])
+        b.source_map.add(f"spec.extensions.flux.env_unset[{len(unset)}]", occ.span, occ.span)
+        unset.append(name)
         return
     b.keep(occ)
 

@@ -21,6 +21,7 @@ import contextlib
 import datetime as dt
 import math
 import re
+import shlex
 from fractions import Fraction
 from typing import Any, Final
 
@@ -333,6 +334,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 first = first or occ
         except Invalid:
             continue
+    _program_in_image(b, commands)
     if "getenv" not in table and "getenv" not in {canonical(k) for k in table}:
         # HTCondor starts the job with an empty environment unless `getenv` says otherwise
         # (pitfall 35): say so, or a Slurm target would export everything by default
@@ -366,6 +368,32 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 queue.span,
                 help="add `executable = PROGRAM` before the `queue` statement",
             )
+
+
+def _program_in_image(b: _Builder, commands: dict[str, str]) -> None:
+    """`executable` with `transfer_executable = False` beside a container image is a program
+    inside the image (the writer's form of `container.command` and `args`): read it so."""
+    ex = b.data.get("spec", {}).get("execution", {})
+    container = ex.get("container", {})
+    keys = {canonical(k): k for k in commands}
+    flag = keys.get("transfer_executable")
+    if (
+        flag is None
+        or commands[flag].strip().lower() not in FALSE
+        or not container.get("image")
+        or not ex.get("executable")
+        or "command" in container
+    ):
+        return
+    try:
+        args = shlex.split(ex.get("arguments") or "")
+    except ValueError:
+        return
+    container["command"] = [ex.pop("executable")]
+    ex.pop("arguments", None)
+    if args:
+        container["args"] = args
+    del commands[flag]
 
 
 def _clusters(queues: list[Queue], b: _Builder, reporter: Reporter) -> None:
@@ -524,6 +552,9 @@ def _command(
         if name in EXPRESSION_FIELDS:
             b.set(f"spec.extensions.htcondor.{name}", value, occ)
             return True
+        if name == "periodic_hold_subcode" and re.fullmatch(r"\s*-?[0-9]+\s*", value):
+            b.set("spec.extensions.htcondor.periodic_hold_subcode", int(value), occ)
+            return True
         return False
     if "$(" in value and name in NUMERIC:
         return False  # a number only known at submit time: kept as written
@@ -561,6 +592,18 @@ def _command(
             "gpus_minimum_memory": "spec.resources.gpu.memory",
         }[name]
         b.set(path, Size.from_bytes(amount), occ)
+    elif name in ("retry_request_memory", "retry_request_disk"):
+        base = SIZE_BASE["request_memory" if name == "retry_request_memory" else "request_disk"]
+        amounts = [quantity(part, base) for part in value.split(",")]
+        if not amounts or None in amounts:
+            return False  # an expression
+        sizes = [Size.from_bytes(a) for a in amounts if a is not None]
+        b.set(f"spec.extensions.htcondor.{name}", sizes, occ)
+    elif name in ("encrypt_input_files", "encrypt_output_files"):
+        files = [f for f in (w.strip() for w in value.split(",")) if f]
+        if not files:
+            return False
+        b.set(f"spec.extensions.htcondor.{name}", files, occ)
     elif name == "request_gpus":
         text = value.strip()
         if not re.fullmatch(r"[0-9]+", text):
@@ -654,7 +697,10 @@ def _command(
     elif name == "batch_name":
         b.set("metadata.name", _unquote(value), occ)
     elif name in ("docker_image", "container_image"):
-        b.set("spec.execution.container.image", value.strip(), occ)
+        image = value.strip()
+        if name == "container_image" and image.startswith("docker://"):
+            image = image[len("docker://") :]  # an image of a registry, as SPLAT names it
+        b.set("spec.execution.container.image", image, occ)
         said = queue.commands.get("universe")
         implied = (
             "docker_image"
@@ -712,7 +758,12 @@ def _command(
         b.set("spec.fileStaging.outputs", staged, occ)
     elif name == "transfer_output_remaps":
         remaps = _remaps(queue, reporter)
-        b.set("spec.extensions.htcondor.transfer_output_remaps", remaps, occ)
+        # the remaps of `transfer_output_files` are their destinations (`fileStaging.outputs`)
+        outputs = queue.commands.get("transfer_output_files")
+        listed = {f.strip() for f in (outputs.value or "").split(",")} if outputs else set()
+        rest = {k: v for k, v in remaps.items() if k not in listed}
+        if rest:
+            b.set("spec.extensions.htcondor.transfer_output_remaps", rest, occ)
     elif name == "transfer_checkpoint_files":
         files = [f for f in (w.strip() for w in value.split(",")) if f]
         b.set("spec.fileStaging.checkpointFiles", files, occ)
