@@ -626,6 +626,8 @@ def _integer(text: str) -> int:
     after a folded ``-`` a hex token reads as its leading ``0``."""
     if text[:3].lower() == "-0x":
         return 0
+    if len(text.lstrip("+-").lstrip("0")) > len(str(_INT64)):  # int() refuses > 4300 digits
+        return 0
     value = int(text)
     return value if -_INT64 <= value < _INT64 else 0
 
