@@ -35,6 +35,7 @@ from urllib.parse import quote, unquote_plus
 
 from bammmc.grammars import parser
 from bammmc.ir.job import Dependency
+from bammmc.ir.values import LAST_TIMESTAMP
 
 if TYPE_CHECKING:
     from lark import Token, Tree
@@ -388,10 +389,6 @@ def _check_value(scheme: str, value: str, end: int, offset: int) -> None:
         )
     if scheme == "begin-time":
         _begin_time(value, offset)
-
-
-#: the last second a begin time may name: 9999-12-31T23:59:59Z (Python's datetime ends there)
-LAST_TIMESTAMP: Final = 253402300799
 
 
 def _begin_time(value: str, offset: int) -> float:

@@ -111,6 +111,9 @@ _DURATION_UNITS: Final = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 #: where it is read, so no pass or writer meets one (Python's ``int()`` even refuses a string
 #: of more than 4,300 digits, and ``float()`` an integer above 1.8e308).
 MAX_WHOLE: Final = 2**63 - 1
+#: The last second a time may name, 9999-12-31T23:59:59Z: Python's datetime (and ISO 8601's
+#: four-digit year) ends there, so a later Unix timestamp is refused where it is read.
+LAST_TIMESTAMP: Final = 253402300799
 
 
 def _shown(text: str) -> str:

@@ -235,7 +235,18 @@ JOBSPEC = (
             "#!/bin/bash\n#flux: --dependency=begin-time:" + "9" * 40 + "\nrun\n",
             "E134",
         ),
-        # hypothesis: a 5000-digit ClassAd integer (a VisitError); HTCondor reads 0 on overflow
+        # the same in SPLAT (a Unix timestamp was taken unchecked), found by probing every
+        # numeric SPLAT field with huge numbers
+        (
+            "splat",
+            _V
+            + "spec:\n  dependencies:\n    - scheme: begin_time\n      value: '9"
+            + "9" * 40
+            + "'\n",
+            "E122",
+        ),
+        # test_huge_numbers_never_crash: a 5000-digit ClassAd integer (a VisitError); HTCondor
+        # reads 0 on overflow
         ("htcondor", "executable = run\nrequirements = (Memory > " + HUGE + ")\nqueue\n", None),
         # tools/fuzz.py: an unclosed queue list over CRLF lines took 2^lines steps (a hang)
         ("htcondor", "executable = run\nqueue x in (\r\n" + "a\r\n" * 40, None),
