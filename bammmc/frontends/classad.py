@@ -1046,7 +1046,8 @@ def _lexical_error(text: str, pos: int, base: int) -> ClassAdError:
                 f"`{word}`: an integer cannot start with `0`",
                 base + pos,
                 base + end,
-                help=f"write `{int(digits)}`; HTCondor reads no octal numbers",
+                # the digits without their leading zeros (int() refuses > 4300 digits)
+                help=f"write `{digits.lstrip('0') or '0'}`; HTCondor reads no octal numbers",
             )
         if re.fullmatch(r"[0-9]+\.(?![0-9]).*", digits):
             return ClassAdError(

@@ -248,6 +248,8 @@ JOBSPEC = (
         # test_huge_numbers_never_crash: a 5000-digit ClassAd integer (a VisitError); HTCondor
         # reads 0 on overflow
         ("htcondor", "executable = run\nrequirements = (Memory > " + HUGE + ")\nqueue\n", None),
+        # tools/fuzz.py: the same with a leading 0 (int() in the help of E021, "no octal")
+        ("htcondor", "executable = run\nrequirements = (Memory > 0" + HUGE + ")\nqueue\n", "E021"),
         # tools/fuzz.py: an unclosed queue list over CRLF lines took 2^lines steps (a hang)
         ("htcondor", "executable = run\nqueue x in (\r\n" + "a\r\n" * 40, None),
     ],
