@@ -250,6 +250,10 @@ JOBSPEC = (
         ("htcondor", "executable = run\nrequirements = (Memory > " + HUGE + ")\nqueue\n", None),
         # tools/fuzz.py: the same with a leading 0 (int() in the help of E021, "no octal")
         ("htcondor", "executable = run\nrequirements = (Memory > 0" + HUGE + ")\nqueue\n", "E021"),
+        # $INT() of a macro that reads as infinity (OverflowError), and a format 10^8 wide (a
+        # 100 MB string, seconds): left for condor_submit (W423); found reading int() calls
+        ("htcondor", "x = 1e999\narguments = $INT(x)\nexecutable = run\nqueue\n", None),
+        ("htcondor", "x = 5\narguments = $REAL(x,%.99999999f)\nexecutable = run\nqueue\n", None),
         # tools/fuzz.py: an unclosed queue list over CRLF lines took 2^lines steps (a hang)
         ("htcondor", "executable = run\nqueue x in (\r\n" + "a\r\n" * 40, None),
     ],
