@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import platform
 import random
 import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -112,6 +115,15 @@ def main() -> int:
     args = ap.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
     total = 0
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit or '?'}, "
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f}; seed {args.seed}, bound {args.time_bound} s",
+        flush=True,
+    )
     print("format      inputs   seconds   inputs/s  findings  slowest_s", flush=True)
     for fmt in args.formats.split(","):
         n, secs, found, slowest = fuzz(

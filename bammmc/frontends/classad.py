@@ -626,6 +626,8 @@ def _integer(text: str) -> int:
     after a folded ``-`` a hex token reads as its leading ``0``."""
     if text[:3].lower() == "-0x":
         return 0
+    if len(text.lstrip("+-").lstrip("0")) > len(str(_INT64)):  # int() refuses > 4300 digits
+        return 0
     value = int(text)
     return value if -_INT64 <= value < _INT64 else 0
 
@@ -1044,7 +1046,8 @@ def _lexical_error(text: str, pos: int, base: int) -> ClassAdError:
                 f"`{word}`: an integer cannot start with `0`",
                 base + pos,
                 base + end,
-                help=f"write `{int(digits)}`; HTCondor reads no octal numbers",
+                # the digits without their leading zeros (int() refuses > 4300 digits)
+                help=f"write `{digits.lstrip('0') or '0'}`; HTCondor reads no octal numbers",
             )
         if re.fullmatch(r"[0-9]+\.(?![0-9]).*", digits):
             return ClassAdError(

@@ -12,6 +12,7 @@ other Flux readers would not). Siblings: ``passes/lower/flux.py`` (tree -> IR),
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Final
@@ -20,6 +21,7 @@ from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.frontends.yamlnodes import MAX_DEPTH, Node, compose
 from bammmc.ir.decode import MAX_NODES
+from bammmc.ir.values import MAX_WHOLE
 
 TOP_KEYS: Final = ("version", "resources", "tasks", "attributes")
 VERTEX_KEYS: Final = ("type", "count", "unit", "exclusive", "with", "label", "id")
@@ -501,6 +503,13 @@ class _Checker:
                 self.wrong(value, where, "a number of seconds")
             elif value.value < 0:
                 self.err("E118", f"`{where}` is negative", value, "write 0 or more seconds")
+            elif name == "duration" and value.value != math.inf and value.value > MAX_WHOLE:
+                self.err(
+                    "E106",
+                    f"`{where}` is longer than any scheduler holds",
+                    value,
+                    f"write at most {MAX_WHOLE} seconds, or 0 for no limit",
+                )
         elif name in ("cwd", "queue", "bank", "project"):
             if not is_str(value):
                 self.wrong(value, where, "a string")

@@ -35,6 +35,7 @@ from urllib.parse import quote, unquote_plus
 
 from bammmc.grammars import parser
 from bammmc.ir.job import Dependency
+from bammmc.ir.values import LAST_TIMESTAMP
 
 if TYPE_CHECKING:
     from lark import Token, Tree
@@ -264,6 +265,12 @@ def format_fsd(seconds: float) -> str:
     >>> [format_fsd(s) for s in (30, 150, 3600, 172800, 0.002, 90, math.inf)]
     ['30s', '2.5m', '1h', '2d', '2ms', '90s', 'inf']
     """
+    try:
+        seconds = float(seconds)
+    except OverflowError:  # an int beyond 1.8e308: readers refuse one, but not every caller
+        raise FluxLangError(
+            "a duration too large for Flux (a double)", help="write `inf` for no limit"
+        ) from None
     if math.isnan(seconds) or seconds < 0:
         raise FluxLangError(
             f"{seconds!r} seconds has no Flux duration", help="a duration is 0 or more seconds"
@@ -272,7 +279,6 @@ def format_fsd(seconds: float) -> str:
         return "inf"
     if seconds == 0:
         return "0s"
-    seconds = float(seconds)
     best = _shortest(seconds) + "s"
     for unit in ("ms", "m", "h", "d"):  # a tie goes to the larger unit: `2.5m`, not `150s`
         value = seconds * 1000.0 if unit == "ms" else seconds / FSD_UNITS[unit]
@@ -390,9 +396,10 @@ def _begin_time(value: str, offset: int) -> float:
         stamp = float(value)
     except ValueError:
         stamp = math.nan
-    if not math.isfinite(stamp) or stamp < 0:
+    if not math.isfinite(stamp) or stamp < 0 or stamp > LAST_TIMESTAMP:
         raise FluxLangError(
-            f"`begin-time` value `{value}` is not a time in seconds since the epoch",
+            f"`begin-time` value `{value}` is not a time in seconds since the epoch "
+            "(up to the end of year 9999)",
             offset,
             offset + len(value),
             "write e.g. `begin-time:1772352000.0`, or use `--begin-time`",
@@ -525,7 +532,10 @@ def from_splat(dep: Dependency) -> str | None:
     value = dep.value
     if dep.scheme == "begin_time":
         if value.isdigit():
-            value = repr(float(int(value)))
+            try:
+                value = repr(_begin_time(value, 0))
+            except FluxLangError:
+                return None
         else:
             try:
                 when = datetime.fromisoformat(value)

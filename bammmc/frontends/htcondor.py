@@ -679,6 +679,8 @@ class Macros:
                     except ValueError:
                         number = None
                     fmt = ",".join(args[1:]).strip() or None
+                    if fmt is not None and re.search(r"[0-9]{4}", fmt):
+                        fmt = "%"  # a width of 1000s of characters: left for condor_submit
                     try:
                         if func == "INT" and number is not None:
                             return (fmt or "%d") % int(number)
@@ -686,7 +688,7 @@ class Macros:
                             return (fmt or "%G") % number if fmt else f"{number:G}"
                         if func == "STRING":
                             return (fmt or "%s") % text.strip('"')
-                    except (TypeError, ValueError):
+                    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
                         pass  # a format Python's `%` does not take: left for condor_submit
         if func == "SUBSTR" and len(args) in (2, 3):
             occ = self.table.get(args[0].lower())

@@ -46,6 +46,8 @@ __all__ = [
     "Template",
     "Value",
     "ValueSyntaxError",
+    "decimal_number",
+    "whole_number",
 ]
 
 SCOPES: Final = ("job", "node", "chunk", "slot", "task", "cpu", "gpu", "process")
@@ -103,6 +105,63 @@ BARE_SIZE_UNIT: Final = "Mi"
 MAX_ARRAY_ELEMENTS: Final = 10_000_000
 
 _DURATION_UNITS: Final = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+#: The largest whole number a scheduler holds: a signed 64-bit integer (PBS and HTCondor keep
+#: walltimes, counts and sizes in one; Slurm and LSF hold less). A larger number is refused
+#: where it is read, so no pass or writer meets one (Python's ``int()`` even refuses a string
+#: of more than 4,300 digits, and ``float()`` an integer above 1.8e308).
+MAX_WHOLE: Final = 2**63 - 1
+#: The last second a time may name, 9999-12-31T23:59:59Z: Python's datetime (and ISO 8601's
+#: four-digit year) ends there, so a later Unix timestamp is refused where it is read.
+LAST_TIMESTAMP: Final = 253402300799
+
+
+def _shown(text: str) -> str:
+    """``text`` for a message: a 5,000-digit number is shown by its first and last digits."""
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-10:]} ({len(text)} characters)"
+
+
+def whole_number(text: str) -> int:
+    """``int(text)`` for a whole number the user wrote, refused (``ValueSyntaxError`` E134)
+    when no scheduler can hold it (above :data:`MAX_WHOLE`, however many digits).
+
+    >>> whole_number("42"), whole_number("0009223372036854775807") == MAX_WHOLE
+    (42, True)
+    >>> try:
+    ...     whole_number("9" * 5000)
+    ... except ValueSyntaxError as exc:
+    ...     print(exc.code, exc.message)
+    E134 `9999999999…9999999999 (5000 characters)` is larger than any scheduler holds
+    """
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > len(str(MAX_WHOLE)) or (is_digits(digits) and int(digits) > MAX_WHOLE):
+        raise ValueSyntaxError(
+            "E134",
+            f"`{_shown(text)}` is larger than any scheduler holds",
+            end=len(text),
+            help=f"write a number up to {MAX_WHOLE} (a signed 64-bit integer)",
+        )
+    return int(text)
+
+
+def decimal_number(text: str) -> Fraction:
+    """``Fraction(text)`` for a decimal number the user wrote (``1.5``), refused as
+    :func:`whole_number` when its whole part is larger than any scheduler holds, or when it has
+    more digits than any scheduler reads (``Fraction`` refuses more than 4,300).
+
+    >>> decimal_number("1.5"), decimal_number(".25")
+    (Fraction(3, 2), Fraction(1, 4))
+    """
+    whole, _, _ = text.partition(".")
+    whole_number(whole if whole.strip().lstrip("+-") else "0")
+    if len(text) > 100:
+        raise ValueSyntaxError(
+            "E134",
+            f"`{_shown(text)}` has more digits than any scheduler reads",
+            end=len(text),
+            help="write the number with at most a few decimals",
+        )
+    return Fraction(text)
 
 
 def is_digits(text: str) -> bool:
@@ -445,15 +504,31 @@ class Duration(Value):
         example = "`PT2H30M`, `2:30:00`, `150m` or `9000` (seconds)"
         tree = _parse_tree(text, "duration", "E106", "a duration", example)
         seconds = _duration_seconds(tree.children[0], text)
+        if seconds is not None and seconds > MAX_WHOLE:
+            raise ValueSyntaxError(
+                "E106",
+                f"duration `{_shown(text)}` is longer than any scheduler holds",
+                end=len(text),
+                help=f"write at most {MAX_WHOLE} seconds (a signed 64-bit integer), "
+                "or `unlimited` for no limit",
+            )
         value = cls(raw)
         _set(value, seconds=seconds)
         return value
 
     @classmethod
     def from_seconds(cls, seconds: int | None) -> Duration:
-        """ISO 8601 spelling of a whole number of seconds (``None`` is ``unlimited``)."""
+        """ISO 8601 spelling of a whole number of seconds (``None`` is ``unlimited``);
+        ``ValueSyntaxError`` E106 above :data:`MAX_WHOLE` seconds, as :meth:`parse`."""
         if seconds is None:
             return cls.parse("unlimited")
+        if seconds > MAX_WHOLE:  # before f"{days}": str() refuses more than 4,300 digits
+            raise ValueSyntaxError(
+                "E106",
+                "a duration longer than any scheduler holds",
+                help=f"write at most {MAX_WHOLE} seconds (a signed 64-bit integer), "
+                "or `unlimited` for no limit",
+            )
         days, rest = divmod(seconds, 86400)
         hours, rest = divmod(rest, 3600)
         minutes, secs = divmod(rest, 60)

@@ -12,7 +12,7 @@ from typing import Any
 
 from bammmc.diagnostics.suggest import did_you_mean
 from bammmc.ir.job import VOLUME_SOURCES, Job, Schedule, Spec
-from bammmc.ir.values import DateTime, ValueSyntaxError
+from bammmc.ir.values import LAST_TIMESTAMP, DateTime, ValueSyntaxError, is_digits
 from bammmc.passes import PassContext
 
 
@@ -290,7 +290,16 @@ def _dependencies(spec: Spec, ctx: PassContext) -> None:
                 help="add `value:` with "
                 + ("a time" if dep.scheme == "begin_time" else "the job id or name"),
             )
-        elif dep.scheme == "begin_time" and not dep.value.isdigit():
+        elif dep.scheme == "begin_time" and is_digits(dep.value):
+            if len(dep.value) > 12 or int(dep.value) > LAST_TIMESTAMP:
+                ctx.report(
+                    "E122",
+                    f"`begin_time` timestamp `{dep.value[:20]}` is past the end of year 9999",
+                    f"{path}.value",
+                    at="value",
+                    help="write a Unix timestamp up to 253402300799, e.g. `1772352000`",
+                )
+        elif dep.scheme == "begin_time":
             try:
                 DateTime.parse(dep.value)
             except ValueSyntaxError:

@@ -14,6 +14,7 @@ one function, :func:`mutate`, that draws through a :class:`Pick`; Hypothesis dra
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,11 @@ from bammmc.source import decode_text
 from tests.conftest import CORPUS, ROOT
 
 T = TypeVar("T")
+
+#: every run of ASCII digits (the huge-number property replaces each in turn)
+DIGIT_RUNS = re.compile(r"[0-9]+").finditer
+#: the start of a SPLAT file
+_V = "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: x\n"
 
 #: the project's own seeds: corpus/<format>/ (corpus/README.md)
 OWN = ROOT / "corpus"
@@ -183,6 +189,17 @@ def test_mutated_files_never_crash(fmt: str) -> None:
     run()
 
 
+#: a number with more digits than Python's int() reads (4,300), and one just past int64
+HUGE = "9" * 5000
+PAST_INT64 = "9" * 20
+#: the jobspec of one task on one core, with room for attributes
+JOBSPEC = (
+    '{"version": 1, "resources": [{"type": "slot", "count": 1, "label": "task", "with": '
+    '[{"type": "core", "count": 1}]}], "tasks": [{"command": ["run"], "slot": "task", '
+    '"count": {"per_slot": 1}}], "attributes": {"system": %s}}'
+)
+
+
 @pytest.mark.parametrize(
     ("fmt", "text", "code"),
     [
@@ -191,8 +208,92 @@ def test_mutated_files_never_crash(fmt: str) -> None:
         # an output path longer than the template limit (a traceback in the PBS, Torque and
         # LSF readers)
         ("lsf", "#!/bin/bash\n#BSUB -e " + "x" * 5000 + "\nrun\n", "E108"),
+        # tools/fuzz.py: a walltime no scheduler holds read, then OverflowError in the Flux
+        # batch writer (format_fsd); refused where it is read (corpus/*/crash-huge-*)
+        ("lsf", "#!/bin/bash\n#BSUB -W " + "9" * 400 + "\nrun\n", "E134"),
+        ("lsf", "#!/bin/bash\n#BSUB -nnodes " + "9" * 400 + "\nrun\n", "E134"),
+        ("slurm", "#!/bin/bash\n#SBATCH --time=" + "9" * 400 + "\nrun\n", "E134"),
+        ("pbs", "#!/bin/bash\n#PBS -l walltime=" + PAST_INT64 + "\nrun\n", "E134"),
+        ("sge", "#!/bin/bash\n#$ -l h_rt=" + PAST_INT64 + "\nrun\n", "E134"),
+        ("flux-batch", "#!/bin/bash\n#flux: -t 1e300\nrun\n", "E134"),
+        ("flux", JOBSPEC % '{"duration": 1e300}', "E106"),
+        ("splat", _V + "spec:\n  schedule:\n    walltime: '" + PAST_INT64 + "'\n", "E106"),
+        # tools/fuzz.py: int() refuses more than 4,300 digits (ValueError in pbs_seconds and
+        # every other int() of an option value); one helper refuses them (crash-5000-digits)
+        ("torque", "#!/bin/bash\n#PBS -l walltime=" + HUGE + "\nrun\n", "E134"),
+        ("torque", "#!/bin/bash\n#PBS -l nodes=" + HUGE + ":ppn=2\nrun\n", "E134"),
+        ("pbs", "#!/bin/bash\n#PBS -l select=2:ncpus=" + HUGE + "\nrun\n", "E134"),
+        ("slurm", "#!/bin/bash\n#SBATCH --nodes=" + HUGE + "\nrun\n", "E134"),
+        ("slurm", "#!/bin/bash\n#SBATCH --gres=gpu:" + HUGE + "\nrun\n", "E134"),
+        ("lsf", "#!/bin/bash\n#BSUB -M " + HUGE + "GB\nrun\n", "E134"),
+        ("sge", "#!/bin/bash\n#$ -t 1-" + HUGE + "\nrun\n", "E134"),
+        ("htcondor", "executable = run\nrequest_memory = " + HUGE + "\nqueue\n", "E134"),
+        ("flux-batch", "#!/bin/bash\n#flux: --nodes=" + HUGE + "\nrun\n", "E134"),
+        # tools/fuzz.py: a begin-time past year 9999 (OverflowError in the Slurm writer)
+        (
+            "flux-batch",
+            "#!/bin/bash\n#flux: --dependency=begin-time:" + "9" * 40 + "\nrun\n",
+            "E134",
+        ),
+        # the same in SPLAT (a Unix timestamp was taken unchecked), found by probing every
+        # numeric SPLAT field with huge numbers
+        (
+            "splat",
+            _V
+            + "spec:\n  dependencies:\n    - scheme: begin_time\n      value: '9"
+            + "9" * 40
+            + "'\n",
+            "E122",
+        ),
+        # test_huge_numbers_never_crash: a 5000-digit ClassAd integer (a VisitError); HTCondor
+        # reads 0 on overflow
+        ("htcondor", "executable = run\nrequirements = (Memory > " + HUGE + ")\nqueue\n", None),
+        # tools/fuzz.py: the same with a leading 0 (int() in the help of E021, "no octal")
+        ("htcondor", "executable = run\nrequirements = (Memory > 0" + HUGE + ")\nqueue\n", "E021"),
+        # $INT() of a macro that reads as infinity (OverflowError), and a format 10^8 wide (a
+        # 100 MB string, seconds): left for condor_submit (W423); found reading int() calls
+        ("htcondor", "x = 1e999\narguments = $INT(x)\nexecutable = run\nqueue\n", None),
+        ("htcondor", "x = 5\narguments = $REAL(x,%.99999999f)\nexecutable = run\nqueue\n", None),
+        # tools/fuzz.py: an unclosed queue list over CRLF lines took 2^lines steps (a hang)
+        ("htcondor", "executable = run\nqueue x in (\r\n" + "a\r\n" * 40, None),
     ],
 )
-def test_crashers_found_by_fuzzing(fmt: str, text: str, code: str) -> None:
-    job, diags = bammmc.parse(text, fmt)
-    assert job is None and code in {d.code for d in diags}, diags
+def test_crashers_found_by_fuzzing(fmt: str, text: str, code: str | None) -> None:
+    """Each input reads (to its code, when it has one) and writes to every target in time."""
+    for target in sorted(FORMATS):
+        start = time.perf_counter()
+        check_one(text.encode(), fmt, target)
+        took = time.perf_counter() - start
+        assert took < TIME_BOUND, f"{took:.2f} s for one input (to {target})"
+    if code is not None:
+        job, diags = bammmc.parse(text, fmt)
+        assert job is None and code in {d.code for d in diags}, diags
+
+
+CRASH_FILES = sorted(OWN.glob("*/crash-*"))
+
+
+@pytest.mark.parametrize(
+    "path", CRASH_FILES, ids=[f"{p.parent.name}/{p.name}" for p in CRASH_FILES]
+)
+def test_minimized_crashers_never_crash(path: Path) -> None:
+    """corpus/<format>/crash-*: each minimized crasher, read and written to every target."""
+    for target in sorted(FORMATS):
+        check_one(path.read_bytes(), path.parent.name, target)
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("digits", [HUGE, PAST_INT64, "1" + "0" * 18])
+def test_huge_numbers_never_crash(fmt: str, digits: str) -> None:
+    """Every number in every own seed, one at a time, replaced by a huge one: a job or coded
+    diagnostics (a number no scheduler holds is E134/E106 where it is read), never a
+    traceback, written to its own format and to one other target (each in turn)."""
+    targets = sorted(FORMATS)
+    n = 0
+    for path in sorted(p for p in (OWN / fmt).glob("*") if not p.name.startswith("crash-")):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for run in DIGIT_RUNS(text):
+            data = (text[: run.start()] + digits + text[run.end() :]).encode()
+            check_one(data, fmt, targets[n % len(targets)])
+            n += 1
+    assert n, f"no number in the seeds of {fmt}"

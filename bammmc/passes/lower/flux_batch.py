@@ -42,6 +42,7 @@ from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Signal, Template
+from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder as SlurmBuilder
 from bammmc.passes.lower.slurm import _keep_values
 
@@ -53,10 +54,6 @@ MUSTACHE_VARIABLES: Final = {
 }
 _MUSTACHE: Final = re.compile(r"\{\{([^{}]*)\}\}")
 _ENV_SET: Final = re.compile(ENV_NAME.pattern + "=")
-
-
-class Invalid(Exception):
-    pass
 
 
 class _Builder(SlurmBuilder):
@@ -130,7 +127,7 @@ def _invalid(b: _Builder, occ: Occurrence, message: str, help: str) -> Invalid:
 def _int(occ: Occurrence, b: _Builder, minimum: int = 1) -> int:
     value = occ.value or ""
     try:
-        number = int(value)
+        number = whole(value, occ, b.reporter)  # E134 for one no scheduler holds
     except ValueError:
         number = None
     if number is None or number < minimum:
@@ -219,9 +216,9 @@ def _time_limit(occ: Occurrence, b: _Builder) -> None:
         if seconds == 0:
             b.keep(occ)  # Flux reads 0 as "no limit"; keep the spelling
         return
-    whole = math.ceil(seconds)
-    b.set("spec.schedule.walltime", Duration.from_seconds(whole), occ)
-    if whole != seconds:
+    rounded = math.ceil(seconds)
+    b.set("spec.schedule.walltime", duration(rounded, occ, b.reporter), occ)
+    if rounded != seconds:
         b.keep(occ)  # sub-second precision: the exact spelling stays
 
 

@@ -22,7 +22,6 @@ import datetime as dt
 import math
 import re
 import shlex
-from fractions import Fraction
 from typing import Any, Final
 
 import msgspec
@@ -48,12 +47,13 @@ from bammmc.ir.values import (
     Count,
     Cpu,
     DateTime,
-    Duration,
     IndexSpec,
     Size,
     Template,
     ValueSyntaxError,
+    decimal_number,
 )
+from bammmc.passes.lower.common import Invalid, duration, refuse, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: size commands -> their unit when no unit is written (htcondor.md §3.3)
@@ -167,10 +167,6 @@ ARGUMENT_VARIABLES: Final = {
     "procid": "BAMMM_ARRAY_INDEX",
 }
 _REF: Final = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
-
-
-class Invalid(Exception):
-    """A value that is reported and left out."""
 
 
 def lower(
@@ -500,7 +496,7 @@ def _bool(text: str, occ: Occurrence, reporter: Reporter) -> bool:
 
 def _int(text: str, occ: Occurrence, reporter: Reporter, minimum: int | None = None) -> int:
     try:
-        number = int(text.strip())
+        number = whole(text.strip(), occ, reporter)  # E134 for one no scheduler holds
     except ValueError:
         reporter.report(
             "E134",
@@ -522,7 +518,8 @@ def _int(text: str, occ: Occurrence, reporter: Reporter, minimum: int | None = N
 
 def quantity(text: str, base: int) -> int | None:
     """Bytes of a submit quantity (`4G`, `2.5 GB`, `1024`: base units), rounded up to whole base
-    units as condor_submit does; ``None`` if it is not a plain quantity (an expression).
+    units as condor_submit does; ``None`` if it is not a plain quantity (an expression);
+    ``ValueSyntaxError`` (E134) for a number larger than any scheduler holds.
 
     >>> quantity("1 GB", 1024**2) == 1024**3, quantity("1000", 1024) == 1024000
     (True, True)
@@ -532,7 +529,7 @@ def quantity(text: str, base: int) -> int | None:
     match = _QUANTITY.fullmatch(text)
     if not match:
         return None
-    number = Fraction(match.group(1))
+    number = decimal_number(match.group(1))
     unit = SIZE_UNITS[match.group(2).lower()] if match.group(2) else base
     return math.ceil(number * unit / base) * base
 
@@ -583,7 +580,10 @@ def _command(
             return False
         b.set("spec.resources.cpusPerTask", Cpu.parse(_int(text, occ, reporter, 1)), occ)
     elif name in ("request_memory", "request_disk", "gpus_minimum_memory"):
-        amount = quantity(value, SIZE_BASE[name])
+        try:
+            amount = quantity(value, SIZE_BASE[name])
+        except ValueSyntaxError as exc:
+            raise refuse(reporter, occ, exc) from None
         if amount is None:
             return False  # a ClassAd expression
         path = {
@@ -628,7 +628,7 @@ def _command(
         if not re.fullmatch(r"[0-9]+", text):
             return False
         resources = b.get("spec.resources.genericResources") or {}
-        resources[name[len("request_") :]] = Count.parse(int(text))
+        resources[name[len("request_") :]] = Count.parse(whole(text, occ, reporter))
         b.set("spec.resources.genericResources", resources, occ)
     elif name in ("output", "error"):
         other = queue.commands.get("error" if name == "output" else "output")
@@ -688,7 +688,7 @@ def _command(
         text = value.strip()
         if not re.fullmatch(r"[0-9]+", text):
             return False
-        b.set("spec.schedule.walltime", Duration.from_seconds(int(text)), occ)
+        b.set("spec.schedule.walltime", duration(whole(text, occ, reporter), occ, reporter), occ)
     elif name == "concurrency_limits":
         limits = [w for w in re.split(r"[\s,]+", value) if w]
         b.set("spec.extensions.htcondor.concurrency_limits", limits, occ)
@@ -713,7 +713,7 @@ def _command(
         b.set("spec.execution.container.imagePullPolicy", "Always", occ)
     elif name in ("max_materialize", "max_idle"):
         text = value.strip()
-        if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        if not re.fullmatch(r"[0-9]+", text) or whole(text, occ, reporter) < 1:
             return False
         if name == "max_materialize" and queue.span is not None and _jobs(queue) > 1:
             b.set("spec.array.maxConcurrent", int(text), occ)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from fractions import Fraction
 from typing import Any, Final
 
 import msgspec
@@ -28,7 +27,17 @@ from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, NATIVE_RANGES, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template
+from bammmc.ir.values import (
+    Count,
+    Cpu,
+    DateTime,
+    IndexSpec,
+    Size,
+    Template,
+    decimal_number,
+    is_digits,
+)
+from bammmc.passes.lower.common import Invalid, decimal, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: LSF size units (LSF_UNIT_FOR_LIMITS): powers of 1024, `K` and `KB` alike
@@ -95,10 +104,6 @@ PASSED: Final = frozenset(
         "Zs",
     }
 )
-
-
-class Invalid(Exception):
-    pass
 
 
 def lower(
@@ -194,7 +199,7 @@ def lsf_bytes(text: str, occ: Occurrence, state: _State, what: str) -> tuple[int
     """Bytes of an LSF size (`N[unit][!]`) and whether it is hard (`!`); a bare number is in
     the site unit, said by a W302."""
     tree = _tree("lsf_size", text, occ, state.b.reporter, "size", "8GB")
-    number = Fraction(str(tree.children[0]))
+    number = decimal(str(tree.children[0]), occ, state.b.reporter)
     unit = None
     hard = False
     for tok in tree.children[1:]:
@@ -222,7 +227,7 @@ def minutes(text: str, occ: Occurrence, reporter: Reporter) -> tuple[int, bool]:
     """Minutes of `[hour:]minute[/host]` (`1:30` is ninety minutes) and whether a host part
     is present."""
     tree = _tree("run_limit", text, occ, reporter, "time limit", "1:30")
-    nums = [int(str(t)) for t in tree.children if t.type == "INT"]
+    nums = [whole(str(t), occ, reporter) for t in tree.children if t.type == "INT"]
     host = any(t.type == "HOST_SPEC" for t in tree.children)
     if len(nums) == 2:
         if nums[1] > 59:
@@ -258,7 +263,7 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
     elif name == "Lp":
         _ext(b, "license_project", value, occ)
     elif name == "sp":
-        if not value.isdigit() or int(value) < 1:
+        if not is_digits(value) or whole(value, occ, reporter) < 1:
             raise _invalid(
                 reporter, occ, f"`-sp` needs a positive integer, not `{value}`", "write `-sp 50`"
             )
@@ -276,7 +281,7 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
         _clock(name, occ, b)
     elif name == "W":
         mins, host = minutes(value, occ, reporter)
-        b.set("spec.schedule.walltime", Duration.from_seconds(mins * 60), occ)
+        b.set("spec.schedule.walltime", duration(mins * 60, occ, reporter), occ)
         if host:
             _ext(b, "run_limit", value, occ)
     elif name == "c":  # CPU time, not CPUs and not walltime (pitfall 16)
@@ -284,17 +289,17 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
         if host:
             s.other["c"] = value
         else:
-            _ext(b, "cpu_time_limit", Duration.from_seconds(mins * 60), occ)
+            _ext(b, "cpu_time_limit", duration(mins * 60, occ, reporter), occ)
     elif name == "n":
         tree = _tree("slots", value, occ, reporter, "slot count", "4 or 4,8")
-        nums = [int(str(t)) for t in tree.children]
+        nums = [whole(str(t), occ, reporter) for t in tree.children]
         if nums[0] < 1 or (len(nums) > 1 and nums[1] < nums[0]):
             raise _invalid(reporter, occ, f"`-n {value}`: need 1 ≤ MIN ≤ MAX", "write `-n 4,8`")
         s.slots = (nums[0], occ)
         if len(nums) > 1:
             _ext(b, "max_tasks", nums[1], occ)
     elif name == "nnodes":
-        if not value.isdigit() or int(value) < 1:
+        if not is_digits(value) or whole(value, occ, reporter) < 1:
             raise _invalid(
                 reporter, occ, f"`-nnodes` needs a node count, not `{value}`", "write `-nnodes 2`"
             )
@@ -309,7 +314,7 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
         n_bytes, _ = lsf_bytes(value, occ, s, "stack limit")
         _ext(b, "stack_limit", Size.from_bytes(n_bytes), occ)
     elif name == "T":
-        if not value.isdigit() or int(value) < 1:
+        if not is_digits(value) or whole(value, occ, reporter) < 1:
             raise _invalid(
                 reporter, occ, f"`-T` needs a thread count, not `{value}`", "write `-T 8`"
             )
@@ -408,10 +413,10 @@ def _name(occ: Occurrence, b: _Builder) -> None:
     )
     throttle = None
     if children and getattr(children[-1], "type", "") == "INT":
-        throttle = int(str(children.pop()))
+        throttle = whole(str(children.pop()), occ, reporter)
     items = []
     for item in children:
-        nums = [int(str(t)) for t in item.children]
+        nums = [whole(str(t), occ, reporter) for t in item.children]
         if nums[0] < 1:
             raise _invalid(
                 reporter, occ, f"`{value}`: LSF array indices start at 1", "write e.g. `[1-10]`"
@@ -439,7 +444,7 @@ def _clock(letter: str, occ: Occurrence, b: _Builder) -> None:
     """`-b`/`-t` `[[year:][month:]day:]hour:minute`: absolute only with all five fields."""
     value = occ.value or ""
     tree = _tree("clock_time", value, occ, b.reporter, "time", "2026:03:01:08:00")
-    nums = [int(str(t)) for t in tree.children]
+    nums = [whole(str(t), occ, b.reporter) for t in tree.children]
     if len(nums) > 5:
         raise _invalid(
             b.reporter, occ, f"`{value}` has too many fields", "write `2026:03:01:08:00`"
@@ -450,7 +455,7 @@ def _clock(letter: str, occ: Occurrence, b: _Builder) -> None:
     if len(nums) == 5:
         try:
             when = dt.datetime(nums[0], nums[1], nums[2], nums[3], nums[4])
-        except ValueError:
+        except (ValueError, OverflowError):
             raise _invalid(
                 b.reporter, occ, f"`{value}` is not a valid date", "write `2026:03:01:08:00`"
             ) from None
@@ -468,14 +473,14 @@ def _gpu(occ: Occurrence, b: _Builder) -> None:
     items = {str(i.children[0]): str(i.children[1]) for i in tree.children}
     if "num" in items:
         num, _, scope = items["num"].partition("/")
-        if not num.isdigit() or scope not in ("", "task", "host"):
+        if not is_digits(num) or scope not in ("", "task", "host"):
             raise _invalid(
                 b.reporter, occ, f"`num={items['num']}` is not a GPU count", "write `num=2`"
             )
         # `num` is per host unless `/task` (pitfall 20)
         b.set(
             "spec.resources.gpu.count",
-            Count.parse(int(num) if scope == "task" else f"{num}/node"),
+            Count.parse(whole(num, occ, b.reporter) if scope == "task" else f"{num}/node"),
             occ,
         )
     if "gmodel" in items:
@@ -484,9 +489,13 @@ def _gpu(occ: Occurrence, b: _Builder) -> None:
         text = items["gmem"]
         digits = text.rstrip("KMGTPkmgtpBb")
         suffix = text[len(digits) :].upper().rstrip("B") or "M"  # gmem defaults to MB
-        if not digits.isdigit() or suffix not in UNITS:
+        if not is_digits(digits) or suffix not in UNITS:
             raise _invalid(b.reporter, occ, f"`gmem={text}` is not a size", "write `gmem=16G`")
-        b.set("spec.resources.gpu.memory", Size.from_bytes(int(digits) * UNITS[suffix]), occ)
+        b.set(
+            "spec.resources.gpu.memory",
+            Size.from_bytes(whole(digits, occ, b.reporter) * UNITS[suffix]),
+            occ,
+        )
 
 
 def _job_text(ref: Any) -> tuple[str, bool]:
@@ -716,7 +725,7 @@ def _quiet_bytes(text: str, s: _State) -> int | None:
     digits = text.rstrip("!").rstrip("KMGTPEZkmgtpezBb")
     unit = text.rstrip("!")[len(digits) :].upper()[:1] or s.unit[0]
     try:
-        exact = Fraction(digits) * UNITS[unit]
+        exact = decimal_number(digits) * UNITS[unit]  # a ValueError when too long
     except (ValueError, KeyError, ZeroDivisionError):
         return None
     return int(-(-exact.numerator // exact.denominator))
@@ -755,7 +764,7 @@ def _section(
             if key == "hosts" and val == "1":
                 s.one_host = occ
                 return
-            if key == "ptile" and val.isdigit() and int(val) >= 1:
+            if key == "ptile" and is_digits(val) and whole(val, occ, b.reporter) >= 1:
                 s.ptile = (int(val), occ)
                 return
         inner = " ".join(_slice(section, text).split())
@@ -777,7 +786,7 @@ def _section(
             and len(pu.children[1].children) == 1
             and pu.children[1].children[0].children[0].type == "INT"
         ):
-            n = int(str(pu.children[1].children[0].children[0]))
+            n = whole(str(pu.children[1].children[0].children[0]), occ, b.reporter)
             if n >= 1:
                 b.set("spec.resources.cpusPerTask", Cpu.parse(n), occ)
                 return
@@ -822,7 +831,12 @@ def _cu(section: Any, text: str, occ: Occurrence, b: _Builder) -> None:
     for key, val in items.items():
         if key == "type" and val in CU_TYPES:
             unit["type"] = val
-        elif key == "maxcus" and val is not None and val.isdigit() and int(val) >= 1:
+        elif (
+            key == "maxcus"
+            and val is not None
+            and is_digits(val)
+            and whole(val, occ, b.reporter) >= 1
+        ):
             unit["max_units"] = int(val)
         elif key == "excl" and val is None:
             unit["exclusive"] = True

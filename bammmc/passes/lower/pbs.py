@@ -27,7 +27,8 @@ from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
-from bammmc.ir.values import Count, Cpu, DateTime, Duration, IndexSpec, Size, Template, is_digits
+from bammmc.ir.values import Count, Cpu, DateTime, IndexSpec, Size, Template, is_digits
+from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 SIZE_MULTIPLIERS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
@@ -58,10 +59,6 @@ DEPENDENCY_TYPES: Final = frozenset(
         "beforeanyarray",
     }
 )
-
-
-class Invalid(Exception):
-    pass
 
 
 def lower(
@@ -136,7 +133,7 @@ def _tree(
 def pbs_size_bytes(text: str, occ: Occurrence, reporter: Reporter) -> int:
     """Bytes of a PBS size: INT[k|m|g|t|p][b|w], default bytes, powers of 1024 (to_size)."""
     tree = _tree("pbs_size", text, occ, reporter, "size", "4gb")
-    number = int(str(tree.children[0]))
+    number = whole(str(tree.children[0]), occ, reporter)
     suffix = str(tree.children[1]).lower() if len(tree.children) > 1 else ""
     unit = 8 if suffix.endswith("w") else 1
     mult = SIZE_MULTIPLIERS[suffix.rstrip("bw")]
@@ -146,7 +143,7 @@ def pbs_size_bytes(text: str, occ: Occurrence, reporter: Reporter) -> int:
 def pbs_seconds(text: str, occ: Occurrence, reporter: Reporter) -> int:
     """Seconds of a PBS duration: [[H:]M:]S[.frac], a bare number is seconds (decode_time)."""
     tree = _tree("pbs_duration", text, occ, reporter, "duration", "01:30:00")
-    nums = [int(str(t)) for t in tree.children if str(t)[:1] != "."]
+    nums = [whole(str(t), occ, reporter) for t in tree.children if str(t)[:1] != "."]
     frac = [str(t) for t in tree.children if str(t)[:1] == "."]
     if len(nums) > 3:
         raise _invalid(reporter, occ, f"`{text}` has too many fields", "write `HH:MM:SS`")
@@ -209,7 +206,7 @@ def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict
         b.set("spec.schedule.project", value, occ)
     elif letter == "p":
         try:
-            native = int(value)
+            native = whole(value, occ, reporter)
         except ValueError:
             raise _invalid(
                 reporter, occ, f"`-p` needs an integer, not `{value}`", "write `-p 10`"
@@ -254,7 +251,7 @@ def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict
         _attributes(occ, b, other)
     elif letter == "J" and not torque:
         tree = _tree("pbs_array", value, occ, reporter, "array range", "0-99:2%10")
-        nums = [int(str(t)) for t in tree.children]
+        nums = [whole(str(t), occ, reporter) for t in tree.children]
         if nums[0] >= nums[1]:
             raise _invalid(
                 reporter,
@@ -410,11 +407,11 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         if name == "walltime":
             b.set(
                 "spec.schedule.walltime",
-                Duration.from_seconds(pbs_seconds(value, occ, reporter)),
+                duration(pbs_seconds(value, occ, reporter), occ, reporter),
                 occ,
             )
         elif name in ("cput", "pcput"):
-            _ext(b, name, Duration.from_seconds(pbs_seconds(value, occ, reporter)), occ)
+            _ext(b, name, duration(pbs_seconds(value, occ, reporter), occ, reporter), occ)
         elif name == "select":
             select = (value, occ)
         elif name == "place":
@@ -424,7 +421,7 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         elif name == "procs" and torque:
             if not is_digits(value):
                 raise _invalid(reporter, occ, f"`procs={value}` needs a number", "write `procs=16`")
-            b.set("spec.resources.tasks", int(value), occ)
+            b.set("spec.resources.tasks", whole(value, occ, reporter), occ)
         elif name == "pmem":
             b.set(
                 "spec.resources.memoryPerTask",
@@ -477,13 +474,16 @@ def _job_memory(b: _Builder) -> None:
             b.source_map.add("spec.resources.memoryPerTask", key, span)
 
 
-def _chunk_map(chunk: Any) -> tuple[int, dict[str, str]]:
+def _chunk_map(chunk: Any, occ: Occurrence, reporter: Reporter) -> tuple[int, dict[str, str]]:
     children = chunk.children
     count = 1
     if chunk.data == "counted":
-        count = int(str(children[0]))
+        count = whole(str(children[0]), occ, reporter)
         children = children[1:]
     res = {str(c.children[0]): str(c.children[1]) for c in children}
+    for text in res.values():
+        if is_digits(text):
+            whole(text, occ, reporter)  # a number no scheduler holds is refused here, once
     return count, res
 
 
@@ -493,7 +493,7 @@ MAPPED_CHUNK: Final = frozenset({"ncpus", "mpiprocs", "ompthreads", "mem", "ngpu
 def _select(value: str, occ: Occurrence, b: _Builder) -> None:
     reporter = b.reporter
     tree = _tree("select", value, occ, reporter, "select statement", "2:ncpus=8:mem=16gb")
-    chunks = [_chunk_map(c) for c in tree.children]
+    chunks = [_chunk_map(c, occ, reporter) for c in tree.children]
     if any(n < 1 for n, _ in chunks):  # qsub: "Illegal attribute or resource value"
         raise _invalid(
             reporter, occ, f"`select={value}` asks for no chunk", "write `select=1:…` or more"
@@ -614,6 +614,9 @@ def _nodes(value: str, occ: Occurrence, b: _Builder) -> None:
             for p in spec.children
         ]
         specs.append(props)
+        for key, text in props:
+            if is_digits(text or key):
+                whole(text or key, occ, reporter)  # refused here, once: no scheduler holds it
     first = specs[0]
     count = 1
     if first and first[0][1] is None and is_digits(first[0][0]):

@@ -53,13 +53,13 @@ from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import (
     Cpu,
     DateTime,
-    Duration,
     IndexSpec,
     Size,
     Template,
     ValueSyntaxError,
     is_digits,
 )
+from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: options whose repetitions add up instead of replacing each other (parse_job_cull.c)
@@ -72,10 +72,6 @@ YES: Final = {"y": True, "yes": True, "n": False, "no": False}
 INTEGER: Final = re.compile(r"[ \t]*[+-]?[0-9]+")
 #: sizes and times above this are no limit bammmc can carry (Grid Engine makes them unlimited)
 LARGEST: Final = 2**63
-
-
-class Invalid(Exception):
-    pass
 
 
 def lower(
@@ -333,7 +329,7 @@ def _tasks(occ: Occurrence, b: _Builder) -> bool:
     tree = _tree("task_ranges", value, occ, reporter, "task range", "1-100:2")
     ranges: list[tuple[int, int, int]] = []
     for item in tree.children:
-        nums = [int(str(t)) for t in item.children]
+        nums = [whole(str(t), occ, reporter) for t in item.children]
         start, end, step = nums[0], nums[1] if len(nums) > 1 else nums[0], (nums[2:] or [1])[0]
         if max(nums) > MAX_TASK_ID:
             raise _invalid(
@@ -373,7 +369,8 @@ def _pe(occ: Occurrence, b: _Builder) -> int | None:
     name, _, text = (occ.value or "").partition(" ")
     tree = _tree("slot_range", text, occ, b.reporter, "slot range", "8 or 2-8")
     for item in tree.children:
-        if item.data == "between" and int(str(item.children[0])) > int(str(item.children[1])):
+        low_high = [whole(str(t), occ, b.reporter) for t in item.children]
+        if item.data == "between" and low_high[0] > low_high[1]:
             low, high = (str(t) for t in item.children)
             raise _invalid(
                 b.reporter,
@@ -385,7 +382,7 @@ def _pe(occ: Occurrence, b: _Builder) -> int | None:
     kind = pe_kind(name)
     items = tree.children
     if len(items) == 1 and items[0].data == "exact":
-        slots = int(str(items[0].children[0]))
+        slots = whole(str(items[0].children[0]), occ, b.reporter)
         if slots < 1:
             raise _invalid(b.reporter, occ, "a PE needs at least one slot", f"write `-pe {name} 1`")
         minimum = slots
@@ -457,7 +454,7 @@ def _option(
     elif name == "ar":
         b.set("spec.schedule.reservation", value, occ)
     elif name == "p":
-        if not INTEGER.fullmatch(value) or not -1023 <= int(value) <= 1024:
+        if not INTEGER.fullmatch(value) or not -1023 <= whole(value, occ, reporter) <= 1024:
             raise _invalid(
                 reporter,
                 occ,
@@ -499,7 +496,7 @@ def _option(
     elif name == "wd":
         b.set("spec.execution.workingDir", value, occ)
     elif name == "tc":
-        if not INTEGER.fullmatch(value) or int(value) < 0:
+        if not INTEGER.fullmatch(value) or whole(value, occ, reporter) < 0:
             raise _invalid(
                 reporter, occ, f"`-tc` needs a number of tasks, not `{value}`", "write `-tc 10`"
             )
@@ -735,9 +732,9 @@ def _resource(
     text = value or ""
     if name == "h_rt":
         seconds = sge_seconds(text, occ, reporter, span)
-        b.set("spec.schedule.walltime", Duration.from_seconds(seconds), occ)
+        b.set("spec.schedule.walltime", duration(seconds, occ, reporter), occ)
     elif name == "s_rt":
-        _ext(b, "s_rt", Duration.from_seconds(sge_seconds(text, occ, reporter, span)), occ)
+        _ext(b, "s_rt", duration(sge_seconds(text, occ, reporter, span), occ, reporter), occ)
     elif name == memory_resource:
         per_slot = sge_size_bytes(text, occ, reporter, span)
         _ext(b, "memory_resource", name, occ)

@@ -32,7 +32,6 @@ from bammmc.ir.values import (
     Count,
     Cpu,
     DateTime,
-    Duration,
     IndexSpec,
     Signal,
     Size,
@@ -40,6 +39,7 @@ from bammmc.ir.values import (
     Value,
     is_digits,
 )
+from bammmc.passes.lower.common import Invalid, duration, whole
 
 MIB: Final = 1024 * 1024
 
@@ -102,10 +102,6 @@ JOB_WIDE: Final = frozenset(
         "kill-on-invalid-dep",
     }
 )
-
-
-class Invalid(Exception):
-    pass
 
 
 @dataclass
@@ -262,7 +258,7 @@ def _tree(start: str, occ: Occurrence, reporter: Reporter, what: str, example: s
 def slurm_time_seconds(occ: Occurrence, reporter: Reporter) -> int | None:
     """Seconds of a Slurm time value; ``None`` is no limit (`0`, `UNLIMITED`, `-1`)."""
     tree = _tree("slurm_time", occ, reporter, "time", "1-12:00:00")
-    nums = [int(str(t)) for t in tree.children if is_digits(str(t))]
+    nums = [whole(str(t), occ, reporter) for t in tree.children if is_digits(str(t))]
     kind = tree.data
     if kind == "unlimited":
         return None
@@ -284,15 +280,11 @@ def slurm_time_seconds(occ: Occurrence, reporter: Reporter) -> int | None:
 def slurm_mem_bytes(occ: Occurrence, reporter: Reporter) -> int:
     """Bytes of a Slurm size: INT[K|M|G|T][B], default MiB (K rounds up to whole MiB)."""
     tree = _tree("slurm_mem", occ, reporter, "size", "4G")
-    number = int(str(tree.children[0]))
+    number = whole(str(tree.children[0]), occ, reporter)
     unit = str(tree.children[1])[0].upper() if len(tree.children) > 1 else "M"
     if unit == "K":
         return -(-number // 1024) * MIB
     return number * {"M": 1, "G": 1024, "T": 1024 * 1024}[unit] * MIB
-
-
-def _duration(seconds: int | None) -> Duration:
-    return Duration.from_seconds(seconds)
 
 
 def _size(n: int, scope: str | None = None) -> Size:
@@ -301,7 +293,7 @@ def _size(n: int, scope: str | None = None) -> Size:
 
 def _int(occ: Occurrence, reporter: Reporter, minimum: int = 0) -> int:
     value = occ.value or ""
-    if not is_digits(value) or int(value) < minimum:
+    if not is_digits(value) or whole(value, occ, reporter) < minimum:
         raise _invalid(
             reporter,
             occ,
@@ -310,7 +302,7 @@ def _int(occ: Occurrence, reporter: Reporter, minimum: int = 0) -> int:
             + f", not `{value}`",
             f"write e.g. `--{occ.name}=4`",
         )
-    return int(value)
+    return whole(value, occ, reporter)
 
 
 def _component(occs: list[Occurrence], b: _Builder, *, first: bool) -> None:
@@ -385,13 +377,25 @@ def _option(
     elif name == "hold":
         b.set("spec.schedule.hold", True, occ)
     elif name == "time":
-        b.set("spec.schedule.walltime", _duration(slurm_time_seconds(occ, reporter)), occ)
+        b.set(
+            "spec.schedule.walltime",
+            duration(slurm_time_seconds(occ, reporter), occ, reporter),
+            occ,
+        )
     elif name == "time-min":
-        b.set("spec.schedule.walltimeMin", _duration(slurm_time_seconds(occ, reporter)), occ)
+        b.set(
+            "spec.schedule.walltimeMin",
+            duration(slurm_time_seconds(occ, reporter), occ, reporter),
+            occ,
+        )
     elif name in ("begin", "deadline"):
         _when(name, occ, b)
     elif name == "priority":
-        if value and is_digits(value) and int(value) <= NATIVE_RANGES["slurm"].high:
+        if (
+            value
+            and is_digits(value)
+            and whole(value, occ, reporter) <= NATIVE_RANGES["slurm"].high
+        ):
             band_value = from_native(int(value), "slurm", b.band)
             b.set("spec.schedule.priority", band_value, occ)
             if to_native(band_value, "slurm", b.band) != int(value):
@@ -501,7 +505,7 @@ def _option(
             other[name] = ""
         else:
             try:
-                b.ext("nice", int(value), occ)
+                b.ext("nice", whole(value, occ, reporter), occ)
             except ValueError:
                 raise _invalid(
                     reporter, occ, f"`--nice` needs an integer, not `{value}`", "write `--nice=10`"
@@ -519,7 +523,7 @@ def _nodes(occ: Occurrence, b: _Builder) -> None:
     for tok in tree.children:
         text = str(tok)
         mult = {"k": 1024, "m": 1024 * 1024}.get(text[-1].lower(), 1)
-        counts.append(int(text.rstrip("kKmM")) * mult)
+        counts.append(whole(text.rstrip("kKmM"), occ, b.reporter) * mult)
     if counts[0] < 1:
         raise _invalid(b.reporter, occ, "`--nodes` must be at least 1", "write `--nodes=1`")
     if len(counts) > 1 and counts[1] < counts[0]:
@@ -568,7 +572,7 @@ def _signal(occ: Occurrence, b: _Builder) -> None:
         elif tok.type == "SIG_NAME":
             name = str(tok)
         else:
-            seconds = int(str(tok))
+            seconds = whole(str(tok), occ, b.reporter)
     if (occ.value or "").endswith("@"):
         seconds = 0  # sbatch reads `USR1@` as `USR1@0` (checked)
     upper = (name or "").upper().removeprefix("SIG")
@@ -610,7 +614,7 @@ def _gpus(name: str, occ: Occurrence, b: _Builder) -> None:
         count = 1
         rest = parts[1:]
         if rest and _is_count(rest[-1]):
-            count = _count(rest[-1])
+            count = _count(rest[-1], occ, b.reporter)
             rest = rest[:-1]
         if rest:
             gtype = ":".join(rest)
@@ -638,11 +642,11 @@ def _is_count(text: str) -> bool:
     return is_digits(text.rstrip("kKmMgGtTpP")) and is_digits(text[:1])
 
 
-def _count(text: str) -> int:
+def _count(text: str, occ: Occurrence, reporter: Reporter) -> int:
     """A GRES count, with sbatch's k/m/g/t/p suffixes (powers of 1024)."""
     suffix = text[-1].lower()
     power = "kmgtp".index(suffix) + 1 if suffix in "kmgtp" else 0
-    count: int = int(text.rstrip("kKmMgGtTpP")) * 1024**power
+    count: int = whole(text.rstrip("kKmMgGtTpP"), occ, reporter) * 1024**power
     return count
 
 
@@ -841,17 +845,21 @@ def _dependency(occ: Occurrence, b: _Builder) -> None:
 
 def _switches(occ: Occurrence, b: _Builder) -> None:
     count, _, wait = (occ.value or "").partition("@")
-    if not is_digits(count) or int(count) < 1:
+    if not is_digits(count) or whole(count, occ, b.reporter) < 1:
         raise _invalid(
             b.reporter,
             occ,
             f"`--switches` needs a count, not `{occ.value}`",
             "write `--switches=1@10:00`",
         )
-    b.ext("switches", int(count), occ)
+    b.ext("switches", whole(count, occ, b.reporter), occ)
     if wait:
         inner = Occurrence(occ.name, wait, occ.span, occ.value_span, occ.written)
-        b.ext("switches_max_wait", _duration(slurm_time_seconds(inner, b.reporter)), occ)
+        b.ext(
+            "switches_max_wait",
+            duration(slurm_time_seconds(inner, b.reporter), inner, b.reporter),
+            occ,
+        )
 
 
 def span_of(occ: Occurrence) -> Span:
