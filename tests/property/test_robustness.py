@@ -228,6 +228,8 @@ JOBSPEC = (
         ("lsf", "#!/bin/bash\n#BSUB -M " + HUGE + "GB\nrun\n", "E134"),
         ("sge", "#!/bin/bash\n#$ -t 1-" + HUGE + "\nrun\n", "E134"),
         ("htcondor", "executable = run\nrequest_memory = " + HUGE + "\nqueue\n", "E134"),
+        # a hold subcode of thousands of digits (int() of it raised ValueError)
+        ("htcondor", "executable = run\nperiodic_hold_subcode = " + HUGE + "\nqueue\n", "E134"),
         ("flux-batch", "#!/bin/bash\n#flux: --nodes=" + HUGE + "\nrun\n", "E134"),
         # tools/fuzz.py: a begin-time past year 9999 (OverflowError in the Slurm writer)
         (

@@ -550,7 +550,10 @@ def _command(
             b.set(f"spec.extensions.htcondor.{name}", value, occ)
             return True
         if name == "periodic_hold_subcode" and re.fullmatch(r"\s*-?[0-9]+\s*", value):
-            b.set("spec.extensions.htcondor.periodic_hold_subcode", int(value), occ)
+            digits = value.strip()
+            sign = -1 if digits.startswith("-") else 1
+            subcode = whole(digits.lstrip("-"), occ, reporter)  # E134 past what HTCondor holds
+            b.set("spec.extensions.htcondor.periodic_hold_subcode", sign * subcode, occ)
             return True
         return False
     if "$(" in value and name in NUMERIC:
