@@ -1012,6 +1012,13 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         path = f"spec.dependencies[{i}]"
         if dep.scheme == "singleton":
             parts.append("singleton")
+            for key, given in (("value", dep.value), ("count", dep.count)):
+                if given is not None:
+                    w.lost(
+                        f"{path}.{key}",
+                        "`singleton` waits for the other jobs of the same name and user; it "
+                        "takes no job id or count",
+                    )
         elif dep.scheme == "begin_time":
             if (spec.schedule is None or spec.schedule.begin_after is None) and ext.begin is None:
                 value = dep.value or ""

@@ -689,6 +689,12 @@ def test_memory_written(resources: str, line: str) -> None:
 
 HONEST_SLURM = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # `singleton` takes no count: a count given with it is not written
+    (
+        "{dependencies: [{scheme: singleton, count: 3}]}",
+        "slurm",
+        {("W201", "spec.dependencies[0].count")},
+    ),
     # the container's pull policy, secrets and command do not reach `apptainer exec`
     (
         "{execution: {script: 'echo hi', container: {image: img, imagePullPolicy: Always, "
