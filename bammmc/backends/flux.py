@@ -326,6 +326,14 @@ def _refusals(job: Job, options: WriteOptions) -> list[str]:
     return [d.message for d in reporter.diagnostics if d.is_error]
 
 
+def _with_flux(job: Job, flux: FluxExt) -> Job:
+    """``job`` with ``flux`` as its `extensions.flux` (a job that has extensions)."""
+    assert job.spec is not None and job.spec.extensions is not None
+    extensions = msgspec.structs.replace(job.spec.extensions, flux=flux)
+    spec = msgspec.structs.replace(job.spec, extensions=extensions)
+    return msgspec.structs.replace(job, spec=spec)
+
+
 def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tuple[str, str]]]:
     """``job`` without the raw `extensions.flux` keys that make the jobspec one Flux refuses
     (written as they are, they are not checked), and each key left out with the reader's
@@ -341,13 +349,7 @@ def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tup
         if getattr(flux, key) is None:
             continue
         trial_flux = msgspec.structs.replace(flux, **{key: None})
-        assert job.spec is not None and job.spec.extensions is not None
-        trial = msgspec.structs.replace(
-            job,
-            spec=msgspec.structs.replace(
-                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=trial_flux)
-            ),
-        )
+        trial = _with_flux(job, trial_flux)
         left = _refusals(trial, options)
         if len(left) < len(errors):
             dropped.append((key, errors[0]))
@@ -358,13 +360,7 @@ def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tup
         if getattr(flux, key) is None:
             continue
         flux = msgspec.structs.replace(flux, **{key: None})
-        assert job.spec is not None and job.spec.extensions is not None
-        job = msgspec.structs.replace(
-            job,
-            spec=msgspec.structs.replace(
-                job.spec, extensions=msgspec.structs.replace(job.spec.extensions, flux=flux)
-            ),
-        )
+        job = _with_flux(job, flux)
         dropped.append((key, errors[0]))
         errors = _refusals(job, options)
     return job, dropped
