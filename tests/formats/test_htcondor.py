@@ -291,6 +291,33 @@ READ = [
         "bammmc_array_step = 5\nbammmc_array_base = 5\nqueue 2",
         spec(array={"indices": "1-3,20-25:5"}),
     ),
+    # ... and so do they when clusters of their own follow the array (the writer writes
+    # `extensions.htcondor.clusters` after it); a cluster does not move the step or the base
+    (
+        "output = o_$(bammmc_array_index)\nqueue bammmc_array_index in (1, 3, 7)\n"
+        "arguments = 2\nqueue 3",
+        spec(
+            array={"indices": "1,3,7"},
+            output={"stdout": "o_{array_index}"},
+            extensions={"htcondor": {"clusters": [{"commands": {"arguments": "2"}, "queue": "3"}]}},
+        ),
+    ),
+    (
+        "bammmc_array_index = $(Process) * 2 + 1\nqueue 5\narguments = 2\nqueue 2",
+        spec(
+            array={"indices": "1-9:2"},
+            extensions={"htcondor": {"clusters": [{"commands": {"arguments": "2"}, "queue": "2"}]}},
+        ),
+    ),
+    (
+        "bammmc_array_index = $(Process) * $(bammmc_array_step) + $(bammmc_array_base)\n"
+        "bammmc_array_step = 1\nbammmc_array_base = 1\nqueue 3\n"
+        "bammmc_array_step = 5\nbammmc_array_base = 5\nqueue 2\narguments = 2\nqueue 4",
+        spec(
+            array={"indices": "1-3,20-25:5"},
+            extensions={"htcondor": {"clusters": [{"commands": {"arguments": "2"}, "queue": "4"}]}},
+        ),
+    ),
     # a macro that only a `$INT()` left in the text uses is kept for it
     ("n = $(Process) + 1\narguments = $INT(n)\nqueue 2", ext(macros={"n": "$(Process) + 1"})),
     # later queue statements are clusters of their own

@@ -186,11 +186,11 @@ def lower(
         queue = Queue(None, "", commands=submit.commands)
     else:
         queue = submit.queues[0]
-    indices = _writer_array(submit.queues)
+    indices, used = _writer_array(submit.queues)
     try:
         _cluster(queue, b, reporter, indices)
-        if len(submit.queues) > 1 and indices is None:
-            _clusters(submit.queues, b, reporter)
+        if len(submit.queues) > max(used, 1):
+            _clusters(submit.queues[max(used, 1) - 1 :], b, reporter)
     except MacroBomb as bomb:
         occ = queue.commands.get(bomb.name)
         too_complex(bomb, occ.span if occ else queue.span, reporter)
@@ -226,48 +226,65 @@ WRITER_INDEX: Final = ("$INT(bammmc_array_index)", "$(bammmc_array_index)")
 _HELPER: Final = re.compile(r"\$\(Process\)(?:\s*\*\s*([0-9]+))?(?:\s*([+-])\s*([0-9]+))?")
 
 
-def _writer_array(queues: list[Queue]) -> IndexSpec | None:
+def _writer_array(queues: list[Queue]) -> tuple[IndexSpec | None, int]:
     """The index set of an array bammmc's writer spelled with its helper macros: `queue N` with
     `bammmc_array_index = $(Process) * STEP + FIRST`, `queue bammmc_array_index in (…)`, or
-    one `queue N` per run moving `bammmc_array_step`/`bammmc_array_base`. ``None`` otherwise."""
+    one `queue N` per run moving `bammmc_array_step`/`bammmc_array_base` (each run sets both
+    anew); ``None`` otherwise. With it, how many statements the array takes: the later ones
+    are clusters of their own (`extensions.htcondor.clusters`, written after the array)."""
     if not queues:
-        return None
+        return None, 0
     first = queues[0]
     if first.vars == ["bammmc_array_index"] and first.mode == "in" and first.items:
-        if len(queues) == 1 and all(i.isdigit() for i in first.items):
-            return IndexSpec.parse(",".join(first.items))
-        return None
+        if all(i.isdigit() for i in first.items):
+            return IndexSpec.parse(",".join(first.items)), 1
+        return None, 0
     helper = first.commands.get("bammmc_array_index")
-    if helper is None or any(q.mode is not None for q in queues):
-        return None
+    if helper is None or first.mode is not None:
+        return None, 0
     runs: list[str] = []
     done = 0
+    used = 0
     for queue in queues:
+        if queue.mode is not None:
+            break
         try:
             count = int(queue.count or "1")
         except ValueError:
-            return None
+            return None, 0
         value = (queue.commands["bammmc_array_index"].value or "").strip()
         if value == "$(Process) * $(bammmc_array_step) + $(bammmc_array_base)":
             try:
-                step = int(queue.commands["bammmc_array_step"].value or "")
-                base = int(queue.commands["bammmc_array_base"].value or "")
+                step_at = queue.commands["bammmc_array_step"]
+                base_at = queue.commands["bammmc_array_base"]
+                step = int(step_at.value or "")
+                base = int(base_at.value or "")
             except (KeyError, ValueError):
-                return None
-        elif (match := _HELPER.fullmatch(value)) and len(queues) == 1:
+                return None, 0
+            if used and all(
+                at is queues[used - 1].commands.get(key)
+                for key, at in (("bammmc_array_step", step_at), ("bammmc_array_base", base_at))
+            ):
+                break  # neither moved since the last run: a cluster of its own
+        elif (match := _HELPER.fullmatch(value)) and not used:
             step = int(match.group(1) or 1)
             base = int(match.group(3) or 0) * (-1 if match.group(2) == "-" else 1)
         else:
-            return None
+            break
         start = base + done * step
         end = start + (count - 1) * step
         if count < 1 or start < 0:
-            return None
+            return None, 0
         runs.append(
             str(start) if count == 1 else f"{start}-{end}" + (f":{step}" if step != 1 else "")
         )
         done += count
-    return IndexSpec.parse(",".join(runs))
+        used += 1
+        if _HELPER.fullmatch(value):
+            break  # one statement: `queue N` over the helper
+    if not runs:
+        return None, 0
+    return IndexSpec.parse(",".join(runs)), used
 
 
 def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec | None) -> None:
