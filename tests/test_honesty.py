@@ -197,6 +197,14 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("slurm", "spec.output.mergeStderr"): True,
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
+    # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again
+    # (users-manual/managing-a-job.rst: "Running --> Idle: evicted, will retry")
+    ("htcondor", "spec.lifecycle.requeueOnFailure"): True,
+    # without `docker_pull_policy = always` the execute point runs its cached copy of the image
+    # and pulls it only when it has none (htcondor-jdl.rst, `docker_pull_policy`)
+    ("htcondor", "spec.execution.container.imagePullPolicy"): "IfNotPresent",
+    # a Flux jobspec has one version, 1 (RFC 25); `flux batch` writes a version 1 jobspec
+    **{(t, "spec.extensions.flux.version"): 1 for t in ("flux", "flux-batch")},
 }
 
 #: Targets whose array elements all have the array's job id (LSF `%J`, Grid Engine
@@ -248,6 +256,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         return same(value, get_path(back, f"{parent}.queue"))
     if schema == "spec.extensions.slurm.partition":
         return same(value, get_path(back, "spec.schedule.queue"))
+    # HTCondor's `batch_name` is the job's name: the reader reads it as `metadata.name` (the
+    # writer writes the raw value when the job has no name, W301 when the two disagree)
+    if target == "htcondor" and schema == "spec.extensions.htcondor.batch_name":
+        return same(value, back.metadata.name if back.metadata else None)
     # a script file's last line ends with a line break (POSIX: a line ends with one); a
     # writer adds it to a script that lacks it. The shell runs the same commands.
     if leaf == "script" and isinstance(value, str) and isinstance(got, str):
