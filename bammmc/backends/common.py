@@ -113,6 +113,9 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
         "task": _SHAPE,
         "tasks": ("execution.executable",),
         "bank": ("schedule.account",),
+        # `--urgency` of a batch script: read as `schedule.priority` (kept raw only when the
+        # priority band cannot carry it exactly, passes/lower/flux_batch.py)
+        "urgency": ("schedule.priority",),
         "embedded_files": ("execution.script",),
         "constraints_spec": ("placement.constraint",),
         "symbolic_dependencies": ("dependencies",),

@@ -487,6 +487,14 @@ def test_a_script_without_shebang_is_noted() -> None:
 HONEST_FLUX_BATCH = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
     ("{schedule: {priority: 256}}", "flux-batch", {("W301", "spec.schedule.priority")}),
+    # `--urgency` reads back as `schedule.priority` (common.MIRRORS): for another target the
+    # raw urgency is approximated by the priority when one is set, lost otherwise
+    (
+        "{schedule: {priority: 645}, extensions: {flux: {urgency: 20}}}",
+        "slurm",
+        {("W301", "spec.extensions.flux.urgency")},
+    ),
+    ("{extensions: {flux: {urgency: 20}}}", "slurm", {("W201", "spec.extensions.flux.urgency")}),
     # a script's own arguments: a batch script has no place for them (`flux batch job.sh ARGS`)
     (
         '{execution: {script: "#!/bin/sh\\necho $1\\n", arguments: a}}',
