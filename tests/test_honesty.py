@@ -99,7 +99,7 @@ def _read_back(
     # the body in job.sh, emit_files' suffix `.sh`): the reader sees the file's name, the
     # script is the file's text.
     extra = {f"job{f.suffix}": f.text for f in files[1:]}
-    if ex.executable in extra and ex.arguments is None:
+    if ex.executable in extra:
         ex = replace(ex, executable=None, script=extra[ex.executable])
     ex = _unwrap(ex, source.spec.execution if source.spec else None)
     return replace(job, spec=replace(job.spec, execution=ex)), diagnostics

@@ -929,14 +929,8 @@ class HtcondorWriter:
                 "the job names no program (no script, executable or container command), and "
                 "HTCondor needs `executable`: condor_submit refuses the file as written",
             )
-        if ex.arguments and ex.executable is None:
-            self.lost(
-                "spec.execution.arguments",
-                "only an `executable` job's arguments are written; for a script, add "
-                '`arguments = "…"` to the submit file (the script gets them as `$1`…)'
-                if ex.script is not None
-                else "the job runs no `executable` to pass them to",
-            )
+        if ex.arguments and ex.executable is None and ex.script is None:
+            self.lost("spec.execution.arguments", "the job runs no `executable` to pass them to")
         self.container(ex)
 
     def container(self, ex: Execution) -> None:
@@ -1018,6 +1012,8 @@ class HtcondorWriter:
         self.out.script = shebang + block + body
         stem = self.options.script_stem
         self.put("executable", f"{stem}.sh", "spec.execution.script")
+        if ex.arguments:  # the script is the program: it gets them as `$1`…
+            self.arguments(ex.arguments, "spec.execution.arguments")
 
     def derived_variables(self) -> dict[str, tuple[str, str]]:
         """The job-specific shell expressions of the script's variable block."""

@@ -472,10 +472,10 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         set(),
     ),
     (
-        "a script's arguments are not written",
-        {"execution": {"script": SCRIPT, "arguments": "a b"}},
-        ["executable = job.sh"],
-        {("W201", "spec.execution.arguments")},
+        "a script's arguments: the script is the program, it gets them as $1",
+        {"execution": {"script": SCRIPT, "arguments": "a 'b c'"}},
+        ["executable = job.sh", "arguments = \"a 'b c'\""],
+        set(),
     ),
     (
         "arguments without a program",
