@@ -208,8 +208,10 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
 }
 
 #: Targets whose array elements all have the array's job id (LSF `%J`, Grid Engine
-#: `$JOB_ID`): `{array_job_id}` is written as the job id and reads back as `{job_id}`.
-ELEMENTS_SHARE_THE_JOB_ID = {"lsf", "sge"}
+#: `$JOB_ID`): `{array_job_id}` is written as the job id and reads back as `{job_id}`. HTCondor
+#: alike: the jobs of one `queue N` share `$(Cluster)` (an element is CLUSTER.PROC, as LSF's is
+#: JOBID[INDEX]); the reader reads `$(Cluster)` of an array as `{array_job_id}`.
+ELEMENTS_SHARE_THE_JOB_ID = {"lsf", "sge", "htcondor"}
 
 #: the extensions block each target reads and writes as its own
 OWN = {"torque": "pbs", "flux-batch": "flux"}
