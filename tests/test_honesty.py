@@ -195,6 +195,8 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
     # sbatch writes stderr into the stdout file unless --error names another
     ("slurm", "spec.output.mergeStderr"): True,
+    # HTCondor writes stderr into the output file only when `error` names that file
+    ("htcondor", "spec.output.mergeStderr"): False,
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
     # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again

@@ -1122,6 +1122,12 @@ class HtcondorWriter:
                 stderr = self.path(out.stderr, "spec.output.stderr")
                 if stderr is not None:
                     self.cmd("error", stderr, "spec.output.stderr")
+                if out.merge_stderr:
+                    self.approximated(
+                        "spec.output.mergeStderr",
+                        "no `output` file to merge stderr into (without one HTCondor discards "
+                        "stdout): stderr is written to `error` alone",
+                    )
             if out.merge_stderr is not None and out.stdout is None and out.stderr is None:
                 self.lost(
                     "spec.output.mergeStderr",

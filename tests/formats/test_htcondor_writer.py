@@ -508,6 +508,12 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W201", "spec.output.mergeStderr")},
     ),
     (
+        "merged streams with only a stderr file: no output file to merge into",
+        {"execution": {"executable": "/bin/x"}, "output": {"stderr": "e.log", "mergeStderr": True}},
+        ["error = e.log"],
+        {("W301", "spec.output.mergeStderr")},
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],
