@@ -811,6 +811,39 @@ HONEST_LSF = [
     ),
     # GPUs per job are written per host
     ("{resources: {gpu: {count: 8/job}}}", "lsf", {("W301", "spec.resources.gpu.count")}),
+    # the raw `-R` sections a raw compound `resreq`, written instead, does not hold
+    (
+        "{extensions: {lsf: {resreq: ['1*{select[a]} + 2*{select[b]}'], select: 'mem>1', "
+        "order_expression: r15s, same_resource: [type], affinity: 'core(2):cpubind=core', "
+        "span: 'block=2', compute_unit: {type: rack, max_units: 2}}}}",
+        "lsf",
+        {
+            ("W301", "spec.extensions.lsf.select"),
+            ("W301", "spec.extensions.lsf.order_expression"),
+            ("W301", "spec.extensions.lsf.same_resource"),
+            ("W301", "spec.extensions.lsf.affinity"),
+            ("W301", "spec.extensions.lsf.span"),
+            ("W301", "spec.extensions.lsf.compute_unit.type"),
+            ("W301", "spec.extensions.lsf.compute_unit.max_units"),
+        },
+    ),
+    # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
+    (
+        "{resources: {genericResources: {lic: 2}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
+    (
+        "{resources: {genericResources: {lic: 2}}, extensions: {lsf: {rusage_string: "
+        "'rusage[mem=1GB]'}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
+    (
+        "{resources: {genericResources: {lic: 2}}, extensions: {lsf: {resreq: ['select[a]']}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
 ]
 
 
