@@ -298,6 +298,10 @@ CAPABILITIES: Final = Capabilities(
         "spec.notifications.events": exact(
             "",
             ("LSF has no mail on `requeue`", "W201"),
+            (
+                "`-N` mails at every end of the job, failures included: it reads back as `end`",
+                "W301",
+            ),
         ),
         "spec.fileStaging.inputs": exact(
             "",
@@ -1329,6 +1333,11 @@ class LsfWriter:
             self.opt("B", None, "spec.notifications.events")
         if "end" in events:
             self.opt("N", None, "spec.notifications.events")
+            if "fail" in events:  # IBM: `-Ne` (exit only) conflicts with `-N`
+                self.approximated(
+                    "spec.notifications.events",
+                    "`-N` mails at every end of the job, failures included: it reads back as `end`",
+                )
         elif "fail" in events:
             self.opt("Ne", None, "spec.notifications.events")
         for event in events:

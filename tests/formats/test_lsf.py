@@ -827,6 +827,12 @@ HONEST_LSF = [
             ("W301", "spec.extensions.lsf.compute_unit.max_units"),
         },
     ),
+    # `-N` mails on every end, failures included (`-Ne` conflicts with it): read back as `end`
+    (
+        "{notifications: {events: [end, fail]}}",
+        "lsf",
+        {("W301", "spec.notifications.events")},
+    ),
     # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
     (
         "{resources: {genericResources: {lic: 2}}}",
