@@ -292,8 +292,22 @@ CAPABILITIES: Final = Capabilities(
         "spec.output.mergeStderr": exact(
             "",
             ("LSF writes stderr into the `-o` file when there is no `-e`", "W301"),
+            (
+                ("without `-o` or `-e`, LSF mails the output and the errors in one job report"),
+                "W201",
+            ),
         ),
-        "spec.output.openMode": EXACT,
+        "spec.output.openMode": exact(
+            "",
+            ("it is the open mode of the `-o`/`-e` files, and neither is written", "W201"),
+            (
+                (
+                    "the raw `extensions.lsf.error_open_mode` is written instead (`-eo "
+                    "err`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
         "spec.notifications.email": EXACT,
         "spec.notifications.events": exact(
             "",
@@ -1286,13 +1300,33 @@ class LsfWriter:
             self.path("oo" if truncate else "o", stdout, "spec.output.stdout")
         if stderr is not None:
             err_truncate = truncate
-            if self.ext.error_open_mode is not None:
-                err_truncate = self.ext.error_open_mode == "truncate"
+            raw_mode = self.ext.error_open_mode
+            if raw_mode is not None:
+                err_truncate = raw_mode == "truncate"
+                if stdout is None and out.open_mode not in (None, raw_mode):
+                    # the `-e` file is the only one: its mode is what reads back as `openMode`
+                    self.shadowed(
+                        "spec.output.openMode",
+                        "error_open_mode",
+                        "eo" if err_truncate else "e",
+                        str(stderr),
+                    )
             self.path("eo" if err_truncate else "e", stderr, "spec.output.stderr")
         elif stdout is not None and out.merge_stderr is False:
             self.approximated(
                 "spec.output.mergeStderr",
                 "LSF writes stderr into the `-o` file when there is no `-e`",
+            )
+        if stdout is None and stderr is None and out.open_mode is not None:
+            self.lost(
+                "spec.output.openMode",
+                "it is the open mode of the `-o`/`-e` files, and neither is written",
+            )
+        if stdout is None and stderr is None and out.merge_stderr is False:
+            # bsub without `-o`/`-e` mails one job report, with the output and the errors
+            self.lost(
+                "spec.output.mergeStderr",
+                "without `-o` or `-e`, LSF mails the output and the errors in one job report",
             )
 
     def path(self, name: str, template: Template, field: str) -> None:

@@ -833,6 +833,15 @@ HONEST_LSF = [
         "lsf",
         {("W301", "spec.notifications.events")},
     ),
+    # the open mode and the merge of output files that are not written
+    ("{output: {openMode: append}}", "lsf", {("W201", "spec.output.openMode")}),
+    ("{output: {mergeStderr: false}}", "lsf", {("W201", "spec.output.mergeStderr")}),
+    # the only file is `-e`: its raw mode is what reads back as `openMode`
+    (
+        "{output: {stderr: e, openMode: append}, extensions: {lsf: {error_open_mode: truncate}}}",
+        "lsf",
+        {("W301", "spec.output.openMode")},
+    ),
     # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
     (
         "{resources: {genericResources: {lic: 2}}}",
