@@ -1243,6 +1243,10 @@ class LsfWriter:
         return f'"{value}"'
 
     def staging(self) -> None:
+        staging = self.spec.file_staging
+        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+            if staging is not None and getattr(staging, key):
+                self.lost(f"spec.fileStaging.{camel(key)}", "bsub has no option for it")
         if self.ext.files:
             for entry in self.ext.files:
                 self.opt("f", entry)
@@ -1252,7 +1256,6 @@ class LsfWriter:
                 ["spec.fileStaging.inputs", "spec.fileStaging.outputs"],
             )
             return
-        staging = self.spec.file_staging
         if staging is None:
             return
         for key, op in (("inputs", ">"), ("outputs", "<")):
@@ -1276,9 +1279,6 @@ class LsfWriter:
                     )
                     continue
                 self.opt("f", f"{local} {op} {remote}", f"spec.fileStaging.{key}")
-        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
-            if getattr(staging, key):
-                self.lost(f"spec.fileStaging.{camel(key)}", "bsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output

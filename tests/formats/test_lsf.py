@@ -842,6 +842,17 @@ HONEST_LSF = [
         "lsf",
         {("W301", "spec.output.openMode")},
     ),
+    # the losses of fileStaging are reported also when the raw `-f` lines are written
+    (
+        "{fileStaging: {checkpointFiles: [a], transferPolicy: always, embeddedFiles: "
+        "[{name: a, content: b}]}, extensions: {lsf: {files: ['a << a']}}}",
+        "lsf",
+        {
+            ("W201", "spec.fileStaging.checkpointFiles"),
+            ("W201", "spec.fileStaging.transferPolicy"),
+            ("W201", "spec.fileStaging.embeddedFiles"),
+        },
+    ),
     # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
     (
         "{resources: {genericResources: {lic: 2}}}",
