@@ -91,7 +91,16 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.schedule.qos": lost("bsub has no option for it"),
-        "spec.schedule.partition": EXACT,
+        "spec.schedule.partition": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.queues` is written instead (`-q normal "
+                    "long`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
         "spec.schedule.hold": EXACT,
         "spec.schedule.reservation": EXACT,
         "spec.schedule.beginAfter": approx("written in UTC; bsub reads the local time"),
@@ -783,8 +792,12 @@ class LsfWriter:
             )
         elif names:
             self.opt("q", " ".join(names), queue_path)
-        if ext.queues and queue is not None and queue != ext.queues[0]:
-            self.shadowed(queue_path, "queues", "q", " ".join(ext.queues))
+        for path, value in (
+            ("spec.schedule.queue", sched.queue),
+            ("spec.schedule.partition", sched.partition),  # SPLAT: the same as `queue`
+        ):
+            if ext.queues and value is not None and value != ext.queues[0]:
+                self.shadowed(path, "queues", "q", " ".join(ext.queues))
         if sched.account is not None:
             self.opt("P", sched.account, "spec.schedule.account")
         if sched.project is not None:

@@ -853,6 +853,12 @@ HONEST_LSF = [
             ("W201", "spec.fileStaging.embeddedFiles"),
         },
     ),
+    # `partition` (SPLAT: the same as `queue`) beside raw queues that say something else
+    (
+        "{schedule: {queue: a, partition: a}, extensions: {lsf: {queues: [b, c]}}}",
+        "lsf",
+        {("W301", "spec.schedule.queue"), ("W301", "spec.schedule.partition")},
+    ),
     # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
     (
         "{resources: {genericResources: {lic: 2}}}",
