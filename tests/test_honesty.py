@@ -295,6 +295,13 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # stdout and stderr kept apart: a separate stderr file is not merged
     if leaf == "mergeStderr" and value is False and got is None:
         return get_path(back, f"{parent}.stderr") is not None
+    # bsub without -o/-e mails one job report holding the output and the errors (LSF 7.3
+    # "Running Jobs": "job output, job error, and job information ... through email")
+    if leaf == "mergeStderr" and value is True and got is None and target == "lsf":
+        return (
+            get_path(back, f"{parent}.stdout") is None
+            and get_path(back, f"{parent}.stderr") is None
+        )
     # SPLAT: tasks = nodes × tasksPerNode; a target that states the shape per node
     if leaf == "tasks" and schema.endswith("resources.tasks") and got is None:
         nodes, per_node = (

@@ -40,7 +40,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import Job, LsfExt, Resources, Schedule, Spec
+from bammmc.ir.job import Job, LsfComputeUnit, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
 
@@ -91,7 +91,16 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.schedule.qos": lost("bsub has no option for it"),
-        "spec.schedule.partition": EXACT,
+        "spec.schedule.partition": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.queues` is written instead (`-q normal "
+                    "long`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
         "spec.schedule.hold": EXACT,
         "spec.schedule.reservation": EXACT,
         "spec.schedule.beginAfter": approx("written in UTC; bsub reads the local time"),
@@ -172,7 +181,10 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("scratch space is a site-defined LSF resource", "W201"),
         ),
-        "spec.resources.genericResources": EXACT,
+        "spec.resources.genericResources": approx(
+            "written as `rusage[NAME=N]`: a site-defined LSF resource, reserved per host, task "
+            "or job as the site configures it"
+        ),
         "spec.resources.limits": lost("bsub has no option for it"),
         "spec.execution.container.image": exact(
             "",
@@ -289,12 +301,30 @@ CAPABILITIES: Final = Capabilities(
         "spec.output.mergeStderr": exact(
             "",
             ("LSF writes stderr into the `-o` file when there is no `-e`", "W301"),
+            (
+                ("without `-o` or `-e`, LSF mails the output and the errors in one job report"),
+                "W201",
+            ),
         ),
-        "spec.output.openMode": EXACT,
+        "spec.output.openMode": exact(
+            "",
+            ("it is the open mode of the `-o`/`-e` files, and neither is written", "W201"),
+            (
+                (
+                    "the raw `extensions.lsf.error_open_mode` is written instead (`-eo "
+                    "err`), and it says something else"
+                ),
+                "W301",
+            ),
+        ),
         "spec.notifications.email": EXACT,
         "spec.notifications.events": exact(
             "",
             ("LSF has no mail on `requeue`", "W201"),
+            (
+                "`-N` mails at every end of the job, failures included: it reads back as `end`",
+                "W301",
+            ),
         ),
         "spec.fileStaging.inputs": exact(
             "",
@@ -337,16 +367,77 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.app_profile": EXACT,
         "spec.extensions.lsf.service_class": EXACT,
         "spec.extensions.lsf.license_project": EXACT,
-        "spec.extensions.lsf.rusage_string": EXACT,
-        "spec.extensions.lsf.compute_unit.type": EXACT,
+        "spec.extensions.lsf.rusage_string": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.compute_unit.type": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
         "spec.extensions.lsf.compute_unit.policy": exact(
             "",
             ("`pack` has no `cu[]` keyword: LSF's default preference is used", "W301"),
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
         ),
-        "spec.extensions.lsf.compute_unit.max_units": EXACT,
-        "spec.extensions.lsf.compute_unit.exclusive": EXACT,
-        "spec.extensions.lsf.same_resource": EXACT,
-        "spec.extensions.lsf.order_expression": EXACT,
+        "spec.extensions.lsf.compute_unit.max_units": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.compute_unit.exclusive": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.same_resource": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.order_expression": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
         "spec.extensions.lsf.autoresizable": EXACT,
         "spec.extensions.lsf.frequency": exact(
             "",
@@ -364,10 +455,46 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.gpu_options": EXACT,
         "spec.extensions.lsf.mem_limit": EXACT,
         "spec.extensions.lsf.mem_limit_hard": EXACT,
-        "spec.extensions.lsf.select": EXACT,
-        "spec.extensions.lsf.span": EXACT,
-        "spec.extensions.lsf.cu": EXACT,
-        "spec.extensions.lsf.affinity": EXACT,
+        "spec.extensions.lsf.select": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.span": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.cu": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
+        "spec.extensions.lsf.affinity": exact(
+            "",
+            (
+                (
+                    "the raw `extensions.lsf.resreq` is written instead (`-R "
+                    "1*{select[LN]} + 4*{select[CN] span[ptile=1]}`), and i"
+                ),
+                "W301",
+            ),
+        ),
         "spec.extensions.lsf.resreq": EXACT,
         "spec.extensions.lsf.max_tasks": exact(
             "",
@@ -665,8 +792,12 @@ class LsfWriter:
             )
         elif names:
             self.opt("q", " ".join(names), queue_path)
-        if ext.queues and queue is not None and queue != ext.queues[0]:
-            self.shadowed(queue_path, "queues", "q", " ".join(ext.queues))
+        for path, value in (
+            ("spec.schedule.queue", sched.queue),
+            ("spec.schedule.partition", sched.partition),  # SPLAT: the same as `queue`
+        ):
+            if ext.queues and value is not None and value != ext.queues[0]:
+                self.shadowed(path, "queues", "q", " ".join(ext.queues))
         if sched.account is not None:
             self.opt("P", sched.account, "spec.schedule.account")
         if sched.project is not None:
@@ -785,12 +916,14 @@ class LsfWriter:
             strings = list(ext.resreq)
             for text in strings:
                 self.opt("R", text)
+            self.shadow_sections(strings)
         else:
             sections = self.sections(res, ptile, one_host)
             strings = [" ".join(sections)] if sections else []
             if sections:
                 self.opt("R", " ".join(sections), "spec.resources")
         self.shadow_resources(res, None if ext.nnodes else slots, strings)
+        self.generic(res, strings)
         self.gpu(res)
         if ext.mem_limit is not None:
             size = self.size(ext.mem_limit, "spec.extensions.lsf.mem_limit")
@@ -856,6 +989,66 @@ class LsfWriter:
                 where = "placement" if key == "constraint" else "resources"
                 self.shadowed(f"spec.{where}.{key}", raw, "R", " ".join(strings))
 
+    def shadow_sections(self, strings: list[str]) -> None:
+        """W301 for each raw `-R` section of `extensions.lsf` (`select`, `order_expression`,
+        `rusage_string`, `span`, `same_resource`, `cu`, `compute_unit`, `affinity`) that the raw
+        `resreq`, written instead of the built `-R`, does not hold as written."""
+        ext = self.ext
+        written = " ".join(" ".join(strings).split())
+        unit = ext.compute_unit
+        words = _cu_words(unit) if unit is not None else []
+        fragments = {
+            "select": ext.select,
+            "order_expression": ext.order_expression and f"order[{ext.order_expression}]",
+            "rusage_string": ext.rusage_string,
+            "span": ext.span and f"span[{ext.span}]",
+            "same_resource": ext.same_resource and f"same[{':'.join(ext.same_resource)}]",
+            "cu": ext.cu and f"cu[{ext.cu}]",
+            "compute_unit": (
+                None if ext.cu is not None or unit is None else f"cu[{':'.join(words)}]"
+            ),
+            "affinity": ext.affinity and f"affinity[{ext.affinity}]",
+        }
+        for key, fragment in fragments.items():
+            if not fragment or " ".join(fragment.split()) in written:
+                continue
+            paths = [f"spec.extensions.lsf.{key}"]
+            if key == "compute_unit" and unit is not None:  # the table lists its parts
+                paths = [
+                    f"{paths[0]}.{wire}"
+                    for name, wire in zip(
+                        unit.__struct_fields__, unit.__struct_encode_fields__, strict=True
+                    )
+                    if getattr(unit, name) is not None
+                ]
+            for path in paths:
+                self.shadowed(path, "resreq", "R", " ".join(strings))
+
+    def generic(self, res: Resources, strings: list[str]) -> None:
+        """`genericResources` go into the built `rusage[NAME=N]`: a site-defined resource, that
+        the site reserves per host, per task or per job (`ReservationUsage`), and that reads
+        back as the raw `rusage_string`. A raw `resreq` or `rusage_string` written instead of
+        the built rusage leaves them out."""
+        if not res.generic_resources:
+            return
+        path = "spec.resources.genericResources"
+        ext = self.ext
+        raw = " ".join(strings) if ext.resreq else ext.rusage_string
+        usage = [f"{name}={_whole(count)}" for name, count in res.generic_resources.items()]
+        if raw is not None and not all(
+            re.search(rf"(?<![\w.]){re.escape(item)}(?![\w.])", raw) for item in usage
+        ):
+            key = "resreq" if ext.resreq else "rusage_string"
+            self.shadowed(path, key, "R", raw)
+        else:
+            scopes = sorted({c.scope for c in res.generic_resources.values() if c.scope})
+            per = f"; the amounts per {', '.join(scopes)} are written as they are" if scopes else ""
+            self.approximated(
+                path,
+                "written as `rusage[NAME=N]`: a site-defined LSF resource, reserved per host, "
+                f"task or job as the site configures it{per}",
+            )
+
     def sections(self, res: Resources, ptile: int | None, one_host: bool) -> list[str]:
         ext = self.ext
         out: list[str] = []
@@ -882,8 +1075,7 @@ class LsfWriter:
             if res.memory_per_task is not None:
                 usage.append(f"mem={self.size(self.per_slot(res), 'spec.resources.memoryPerTask')}")
             for name, count in (res.generic_resources or {}).items():
-                whole = -(-count.amount.numerator // count.amount.denominator)
-                usage.append(f"{name}={whole}")
+                usage.append(f"{name}={_whole(count)}")
             if usage:
                 out.append(f"rusage[{','.join(usage)}]")
         if ext.span is not None:
@@ -898,20 +1090,12 @@ class LsfWriter:
             out.append(f"cu[{ext.cu}]")
         elif ext.compute_unit is not None:
             unit = ext.compute_unit
-            words = []
-            if unit.type is not None:
-                words.append(f"type={unit.type}")
-            if unit.policy == "balance":
-                words.append("balance")
-            elif unit.policy is not None:
+            words = _cu_words(unit)
+            if unit.policy not in (None, "balance"):
                 self.approximated(
                     "spec.extensions.lsf.compute_unit.policy",
                     f"`{unit.policy}` has no `cu[]` keyword: LSF's default preference is used",
                 )
-            if unit.max_units is not None:
-                words.append(f"maxcus={unit.max_units}")
-            if unit.exclusive:
-                words.append("excl")
             if words:
                 out.append(f"cu[{':'.join(words)}]")
         if ext.affinity is not None:
@@ -1072,6 +1256,10 @@ class LsfWriter:
         return f'"{value}"'
 
     def staging(self) -> None:
+        staging = self.spec.file_staging
+        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
+            if staging is not None and getattr(staging, key):
+                self.lost(f"spec.fileStaging.{camel(key)}", "bsub has no option for it")
         if self.ext.files:
             for entry in self.ext.files:
                 self.opt("f", entry)
@@ -1081,7 +1269,6 @@ class LsfWriter:
                 ["spec.fileStaging.inputs", "spec.fileStaging.outputs"],
             )
             return
-        staging = self.spec.file_staging
         if staging is None:
             return
         for key, op in (("inputs", ">"), ("outputs", "<")):
@@ -1105,9 +1292,6 @@ class LsfWriter:
                     )
                     continue
                 self.opt("f", f"{local} {op} {remote}", f"spec.fileStaging.{key}")
-        for key in ("embedded_files", "checkpoint_files", "transfer_policy"):
-            if getattr(staging, key):
-                self.lost(f"spec.fileStaging.{camel(key)}", "bsub has no option for it")
 
     def output(self) -> None:
         out = self.spec.output
@@ -1129,13 +1313,33 @@ class LsfWriter:
             self.path("oo" if truncate else "o", stdout, "spec.output.stdout")
         if stderr is not None:
             err_truncate = truncate
-            if self.ext.error_open_mode is not None:
-                err_truncate = self.ext.error_open_mode == "truncate"
+            raw_mode = self.ext.error_open_mode
+            if raw_mode is not None:
+                err_truncate = raw_mode == "truncate"
+                if stdout is None and out.open_mode not in (None, raw_mode):
+                    # the `-e` file is the only one: its mode is what reads back as `openMode`
+                    self.shadowed(
+                        "spec.output.openMode",
+                        "error_open_mode",
+                        "eo" if err_truncate else "e",
+                        str(stderr),
+                    )
             self.path("eo" if err_truncate else "e", stderr, "spec.output.stderr")
         elif stdout is not None and out.merge_stderr is False:
             self.approximated(
                 "spec.output.mergeStderr",
                 "LSF writes stderr into the `-o` file when there is no `-e`",
+            )
+        if stdout is None and stderr is None and out.open_mode is not None:
+            self.lost(
+                "spec.output.openMode",
+                "it is the open mode of the `-o`/`-e` files, and neither is written",
+            )
+        if stdout is None and stderr is None and out.merge_stderr is False:
+            # bsub without `-o`/`-e` mails one job report, with the output and the errors
+            self.lost(
+                "spec.output.mergeStderr",
+                "without `-o` or `-e`, LSF mails the output and the errors in one job report",
             )
 
     def path(self, name: str, template: Template, field: str) -> None:
@@ -1176,6 +1380,11 @@ class LsfWriter:
             self.opt("B", None, "spec.notifications.events")
         if "end" in events:
             self.opt("N", None, "spec.notifications.events")
+            if "fail" in events:  # IBM: `-Ne` (exit only) conflicts with `-N`
+                self.approximated(
+                    "spec.notifications.events",
+                    "`-N` mails at every end of the job, failures included: it reads back as `end`",
+                )
         elif "fail" in events:
             self.opt("Ne", None, "spec.notifications.events")
         for event in events:
@@ -1298,6 +1507,25 @@ class LsfWriter:
         report_unsupported(self, self.job, CAPABILITIES, "bsub")
         if spec.extensions:
             report_foreign(self, spec, ("lsf",))
+
+
+def _whole(count: Count) -> int:
+    """A count rounded up to a whole number, as `rusage[NAME=N]` takes it."""
+    return -(-count.amount.numerator // count.amount.denominator)
+
+
+def _cu_words(unit: LsfComputeUnit) -> list[str]:
+    """The keywords of `cu[…]` for `extensions.lsf.compute_unit` (a `pack` policy has none)."""
+    words = []
+    if unit.type is not None:
+        words.append(f"type={unit.type}")
+    if unit.policy == "balance":
+        words.append("balance")
+    if unit.max_units is not None:
+        words.append(f"maxcus={unit.max_units}")
+    if unit.exclusive:
+        words.append("excl")
+    return words
 
 
 def _read_back(options: list[tuple[str, str | None]], write_options: WriteOptions) -> Job | None:

@@ -811,6 +811,71 @@ HONEST_LSF = [
     ),
     # GPUs per job are written per host
     ("{resources: {gpu: {count: 8/job}}}", "lsf", {("W301", "spec.resources.gpu.count")}),
+    # the raw `-R` sections a raw compound `resreq`, written instead, does not hold
+    (
+        "{extensions: {lsf: {resreq: ['1*{select[a]} + 2*{select[b]}'], select: 'mem>1', "
+        "order_expression: r15s, same_resource: [type], affinity: 'core(2):cpubind=core', "
+        "span: 'block=2', compute_unit: {type: rack, max_units: 2}}}}",
+        "lsf",
+        {
+            ("W301", "spec.extensions.lsf.select"),
+            ("W301", "spec.extensions.lsf.order_expression"),
+            ("W301", "spec.extensions.lsf.same_resource"),
+            ("W301", "spec.extensions.lsf.affinity"),
+            ("W301", "spec.extensions.lsf.span"),
+            ("W301", "spec.extensions.lsf.compute_unit.type"),
+            ("W301", "spec.extensions.lsf.compute_unit.max_units"),
+        },
+    ),
+    # `-N` mails on every end, failures included (`-Ne` conflicts with it): read back as `end`
+    (
+        "{notifications: {events: [end, fail]}}",
+        "lsf",
+        {("W301", "spec.notifications.events")},
+    ),
+    # the open mode and the merge of output files that are not written
+    ("{output: {openMode: append}}", "lsf", {("W201", "spec.output.openMode")}),
+    ("{output: {mergeStderr: false}}", "lsf", {("W201", "spec.output.mergeStderr")}),
+    # the only file is `-e`: its raw mode is what reads back as `openMode`
+    (
+        "{output: {stderr: e, openMode: append}, extensions: {lsf: {error_open_mode: truncate}}}",
+        "lsf",
+        {("W301", "spec.output.openMode")},
+    ),
+    # the losses of fileStaging are reported also when the raw `-f` lines are written
+    (
+        "{fileStaging: {checkpointFiles: [a], transferPolicy: always, embeddedFiles: "
+        "[{name: a, content: b}]}, extensions: {lsf: {files: ['a << a']}}}",
+        "lsf",
+        {
+            ("W201", "spec.fileStaging.checkpointFiles"),
+            ("W201", "spec.fileStaging.transferPolicy"),
+            ("W201", "spec.fileStaging.embeddedFiles"),
+        },
+    ),
+    # `partition` (SPLAT: the same as `queue`) beside raw queues that say something else
+    (
+        "{schedule: {queue: a, partition: a}, extensions: {lsf: {queues: [b, c]}}}",
+        "lsf",
+        {("W301", "spec.schedule.queue"), ("W301", "spec.schedule.partition")},
+    ),
+    # generic resources: a site-defined rusage resource, or left out by a raw rusage / resreq
+    (
+        "{resources: {genericResources: {lic: 2}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
+    (
+        "{resources: {genericResources: {lic: 2}}, extensions: {lsf: {rusage_string: "
+        "'rusage[mem=1GB]'}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
+    (
+        "{resources: {genericResources: {lic: 2}}, extensions: {lsf: {resreq: ['select[a]']}}}",
+        "lsf",
+        {("W301", "spec.resources.genericResources")},
+    ),
 ]
 
 
