@@ -30,6 +30,7 @@ from bammmc.backends.slurm_options import (
     EXT_STRINGS,
     OPTIONS,
     PLUGIN_OPTIONS,
+    SLURM_MAX_SECONDS,
     SLURM_SIGNALS,
 )
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
@@ -585,10 +586,12 @@ def _component(
     if sched.reservation is not None:
         w.opt("reservation", sched.reservation, f"{prefix}.schedule.reservation")
     if sched.walltime is not None:
-        w.opt("time", slurm_time(sched.walltime.seconds), f"{prefix}.schedule.walltime")
+        path = f"{prefix}.schedule.walltime"
+        w.opt("time", _time_limit(w, sched.walltime, path), path)
     min_time = sched.walltime_min or ext.time_min
     if min_time is not None:
-        w.opt("time-min", slurm_time(min_time.seconds), f"{prefix}.schedule.walltimeMin")
+        path = f"{prefix}.schedule.walltimeMin"
+        w.opt("time-min", _time_limit(w, min_time, path), path)
     if sched.hold:
         w.opt("hold")
     if ext.priority is not None:
@@ -699,7 +702,8 @@ def _component(
                 f"`--{key.replace('_', '-')}` is an srun option; sbatch has none",
             )
     if ext.switches is not None:
-        wait = f"@{slurm_time(ext.switches_max_wait.seconds)}" if ext.switches_max_wait else ""
+        wait = ext.switches_max_wait
+        wait = f"@{_time_limit(w, wait, f'{ext_path}.switches_max_wait')}" if wait else ""
         w.opt("switches", f"{ext.switches}{wait}", f"{ext_path}.switches")
     elif ext.switches_max_wait is not None:
         w.lost(
@@ -1155,6 +1159,19 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
             )
     if spec.extensions:
         report_foreign(w, spec, ("slurm",), handled=(mixed,))
+
+
+def _time_limit(w: _Writer, d: Duration, path: str) -> str:
+    """A time option's value; a time longer than sbatch holds (SLURM_MAX_SECONDS, about 68
+    years) is no limit: sbatch would wrap it around to a short one."""
+    if d.seconds is not None and d.seconds > SLURM_MAX_SECONDS:
+        w.approximated(
+            path,
+            f"sbatch holds at most {slurm_time(SLURM_MAX_SECONDS)} (a 32-bit count of "
+            f"seconds that wraps around): {slurm_time(d.seconds)} is written as `UNLIMITED`",
+        )
+        return "UNLIMITED"
+    return slurm_time(d.seconds)
 
 
 def emit_duration(d: Duration) -> str:

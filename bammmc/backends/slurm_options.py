@@ -202,6 +202,11 @@ PLUGIN_OPTIONS: Final[dict[str, Option]] = {
 
 
 #: The signal names `sbatch --signal` accepts (checked with sbatch 22.05; numbers always work).
+#: the longest time sbatch holds: it adds up a time's parts in seconds in a C `int`, then
+#: rounds up to whole minutes (src/common/parse_time.c, `time_str2secs` and `time_str2mins`),
+#: so a longer time wraps around (the oracle: `--time=100000-00:00:00` is read as 579-11:04:00)
+SLURM_MAX_SECONDS: Final = 2**31 - 1 - 59
+
 SLURM_SIGNALS: Final = frozenset(
     "HUP INT QUIT ABRT KILL ALRM TERM USR1 USR2 URG CONT STOP TSTP TTIN TTOU XCPU".split()  # noqa: SIM905
 )

@@ -57,6 +57,11 @@ READ = [
     ("time H:M:S", "-t 01:00:30", spec(schedule={"walltime": "PT1H30S"})),
     ("time 0 is no limit", "--time=0", spec(schedule={"walltime": "unlimited"})),
     ("time UNLIMITED", "--time=UNLIMITED", spec(schedule={"walltime": "unlimited"})),
+    (
+        "time the longest sbatch holds",
+        "--time=24855-03:13:08",
+        spec(schedule={"walltime": "P24855DT3H13M8S"}),
+    ),
     ("time-min", "--time-min=30", spec(schedule={"walltimeMin": "PT30M"})),
     # names, queues, accounts
     ("job name", "-J my-job", {"metadata": {"name": "my-job"}}),
@@ -328,6 +333,9 @@ DIAGNOSTICS = [
     ("flag with value", "#SBATCH --hold=1\n", ["E132"]),
     ("missing value", "#SBATCH --time\n", ["E131"]),
     ("bad time", "#SBATCH --time=1h\n", ["E134"]),
+    # sbatch adds the seconds in a 32-bit int: 100000 days wraps around to 579-11:04:00
+    ("time longer than sbatch holds", "#SBATCH --time=100000-00:00:00\n", ["E134"]),
+    ("time one second too long", "#SBATCH --time=24855-03:13:09\n", ["E134"]),
     ("fractional memory", "#SBATCH --mem=1.5G\n", ["E134"]),
     ("unknown mail type", "#SBATCH --mail-type=bogus\n", ["E134"]),
     ("unknown signal", "#SBATCH --signal=BUS@10\n", ["E134"]),
@@ -690,6 +698,13 @@ def test_memory_written(resources: str, line: str) -> None:
 
 HONEST_SLURM = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # a time longer than sbatch holds (it would wrap around) is written as UNLIMITED
+    ("{schedule: {walltime: 99999999999}}", "slurm", {("W301", "spec.schedule.walltime")}),
+    (
+        "{schedule: {walltimeMin: 99999999999}}",
+        "slurm",
+        {("W301", "spec.schedule.walltimeMin")},
+    ),
     # `singleton` takes no count: a count given with it is not written
     (
         "{dependencies: [{scheme: singleton, count: 3}]}",

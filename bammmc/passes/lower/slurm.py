@@ -16,7 +16,13 @@ from typing import Any, Final
 
 import msgspec
 
-from bammmc.backends.slurm_options import EXT_FLAGS, EXT_INTS, EXT_STRINGS, SLURM_SIGNALS
+from bammmc.backends.slurm_options import (
+    EXT_FLAGS,
+    EXT_INTS,
+    EXT_STRINGS,
+    SLURM_MAX_SECONDS,
+    SLURM_SIGNALS,
+)
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.frontends.slurm import Occurrence, SlurmScript, parser
 from bammmc.ir.job import API_VERSION, Job
@@ -228,12 +234,18 @@ def _last(occs: list[Occurrence], reporter: Reporter) -> dict[str, Occurrence]:
     return seen
 
 
-def _invalid(reporter: Reporter, occ: Occurrence, message: str, help: str) -> Invalid:
+def _invalid(
+    reporter: Reporter,
+    occ: Occurrence,
+    message: str,
+    help: str,
+    note: str = "sbatch rejects the script",
+) -> Invalid:
     reporter.report(
         "E134",
         message,
         occ.value_span or occ.span,
-        notes=("sbatch rejects the script",),
+        notes=(note,),
         help=help,
         field=None,
     )
@@ -274,6 +286,15 @@ def slurm_time_seconds(occ: Occurrence, reporter: Reporter) -> int | None:
         "d_hm": lambda n: n[0] * 86400 + n[1] * 3600 + n[2] * 60,
         "d_hms": lambda n: n[0] * 86400 + n[1] * 3600 + n[2] * 60 + n[3],
     }[kind](nums)
+    if seconds > SLURM_MAX_SECONDS:
+        raise _invalid(
+            reporter,
+            occ,
+            f"`{occ.value}` is longer than sbatch can hold: it counts a time in seconds in a "
+            f"32-bit integer, which wraps around after {SLURM_MAX_SECONDS} s (about 68 years)",
+            "write `UNLIMITED` for no limit, or a time of at most 24855-03:13:08",
+            "sbatch runs the job with the wrapped time, or the controller refuses it",
+        )
     return seconds if seconds > 0 else None  # `0` means no limit (sbatch.1)
 
 
