@@ -195,6 +195,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
     # sbatch writes stderr into the stdout file unless --error names another
     ("slurm", "spec.output.mergeStderr"): True,
+    # without --spread-job or a node count, Slurm puts the tasks on whatever nodes it picks:
+    # PBS `place=free` (the placement is the scheduler's)
+    ("slurm", "spec.placement.topology"): "free",
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
 }
@@ -268,6 +271,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
+    # stdout and stderr kept apart: a separate stderr file is not merged (before the
+    # target's default, which is for a job that names no stderr file: Slurm merges then)
+    if leaf == "mergeStderr" and value is False and got is None:
+        return get_path(back, f"{parent}.stderr") is not None
     if got is None and (target, schema) in TARGET_DEFAULTS:
         return same(value, TARGET_DEFAULTS[target, schema])
     # a flag that is off is the scheduler's default: nothing is written for it
@@ -276,9 +283,6 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # a job of one task runs on one node on every scheduler: `nodes: 1` needs no option
     if leaf == "nodes" and schema.endswith("resources.nodes") and value == 1 and got is None:
         return get_path(back, f"{parent}.tasks") in (None, 1)
-    # stdout and stderr kept apart: a separate stderr file is not merged
-    if leaf == "mergeStderr" and value is False and got is None:
-        return get_path(back, f"{parent}.stderr") is not None
     # SPLAT: tasks = nodes × tasksPerNode; a target that states the shape per node
     if leaf == "tasks" and schema.endswith("resources.tasks") and got is None:
         nodes, per_node = (
