@@ -271,10 +271,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
-    # stdout and stderr kept apart: a separate stderr file is not merged (before the
-    # target's default, which is for a job that names no stderr file: Slurm merges then)
-    if leaf == "mergeStderr" and value is False and got is None:
-        return get_path(back, f"{parent}.stderr") is not None
+    # stdout and stderr kept apart: a separate stderr file is not merged (and not a merge);
+    # the target's default below is for a job without one (Slurm merges then)
+    if leaf == "mergeStderr" and got is None and get_path(back, f"{parent}.stderr") is not None:
+        return value is False
     if got is None and (target, schema) in TARGET_DEFAULTS:
         return same(value, TARGET_DEFAULTS[target, schema])
     # a flag that is off is the scheduler's default: nothing is written for it

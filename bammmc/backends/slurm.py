@@ -294,6 +294,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
+            ("merged into the output file (`mergeStderr`): `--error` is not written", "W301"),
         ),
         "spec.output.mergeStderr": exact(
             "",
@@ -938,6 +939,11 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         )
     if ext.error is not None:
         w.opt("error", ext.error)
+    elif out is not None and out.stderr is not None and out.merge_stderr:
+        w.approximated(
+            "spec.output.stderr",
+            "merged into the output file (`mergeStderr`): `--error` is not written",
+        )
     elif out is not None and out.stderr is not None:
         w.opt(
             "error", _file_name(w, _pattern(out.stderr), "spec.output.stderr"), "spec.output.stderr"

@@ -721,6 +721,12 @@ HONEST_SLURM = [
         "slurm",
         {("W201", "spec.execution.shell")},
     ),
+    # a stderr file beside `mergeStderr: true`: merged, as the other writers do
+    (
+        "{output: {stdout: a.log, stderr: b.log, mergeStderr: true}}",
+        "slurm",
+        {("W301", "spec.output.stderr")},
+    ),
     # `pack` becomes --nodes=1
     ("{placement: {topology: pack}}", "slurm", {("W301", "spec.placement.topology")}),
     # `pack` beside a node count: the count is written, `pack` only when it is one node
