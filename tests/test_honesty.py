@@ -283,6 +283,12 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # a job of one task runs on one node on every scheduler: `nodes: 1` needs no option
     if leaf == "nodes" and schema.endswith("resources.nodes") and value == 1 and got is None:
         return get_path(back, f"{parent}.tasks") in (None, 1)
+    # fewer tasks than tasks per node fit on one node (SPLAT: tasks = nodes × tasksPerNode,
+    # so one node; Slurm too allocates the fewest nodes): a target that states the shape per
+    # node (PBS `select=1:mpiprocs=2`) has the task count there
+    if schema.endswith("resources.tasksPerNode") and isinstance(got, int) and value > got:
+        tasks = get_path(source, f"{parent}.tasks")
+        return tasks == got and get_path(source, f"{parent}.nodes") in (None, 1)
     # SPLAT: tasks = nodes × tasksPerNode; a target that states the shape per node
     if leaf == "tasks" and schema.endswith("resources.tasks") and got is None:
         nodes, per_node = (
