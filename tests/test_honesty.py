@@ -268,6 +268,17 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         cpus = get_path(source, f"{parent}.cpusPerTask")
         n = cpus.cores if cpus is not None else 1
         return (got.scope or "task") == "task" and got.bytes == value.bytes * n
+    # memory per job of a job of one task is that task's memory (Grid Engine `-pe smp C`
+    # with memory per slot reads back per task)
+    if (
+        schema.endswith("resources.memoryPerTask")
+        and isinstance(got, v.Size)
+        and value.scope == "job"
+        and (got.scope or "task") == "task"
+        and got.bytes == value.bytes
+    ):
+        res = get_path(source, parent)
+        return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
