@@ -197,6 +197,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("slurm", "spec.output.mergeStderr"): True,
     # HTCondor writes stderr into the output file only when `error` names that file
     ("htcondor", "spec.output.mergeStderr"): False,
+    # without --spread-job or a node count, Slurm puts the tasks on whatever nodes it picks:
+    # PBS `place=free` (the placement is the scheduler's)
+    ("slurm", "spec.placement.topology"): "free",
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
     # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again
@@ -281,9 +284,24 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         cpus = get_path(source, f"{parent}.cpusPerTask")
         n = cpus.cores if cpus is not None else 1
         return (got.scope or "task") == "task" and got.bytes == value.bytes * n
+    # memory per job of a job of one task is that task's memory (Grid Engine `-pe smp C`
+    # with memory per slot reads back per task)
+    if (
+        schema.endswith("resources.memoryPerTask")
+        and isinstance(got, v.Size)
+        and value.scope == "job"
+        and (got.scope or "task") == "task"
+        and got.bytes == value.bytes
+    ):
+        res = get_path(source, parent)
+        return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
+    # stdout and stderr kept apart: a separate stderr file is not merged (and not a merge);
+    # the target's default below is for a job without one (Slurm merges then)
+    if leaf == "mergeStderr" and got is None and get_path(back, f"{parent}.stderr") is not None:
+        return value is False
     if got is None and (target, schema) in TARGET_DEFAULTS:
         return same(value, TARGET_DEFAULTS[target, schema])
     # a flag that is off is the scheduler's default: nothing is written for it
@@ -292,9 +310,6 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # a job of one task runs on one node on every scheduler: `nodes: 1` needs no option
     if leaf == "nodes" and schema.endswith("resources.nodes") and value == 1 and got is None:
         return get_path(back, f"{parent}.tasks") in (None, 1)
-    # stdout and stderr kept apart: a separate stderr file is not merged
-    if leaf == "mergeStderr" and value is False and got is None:
-        return get_path(back, f"{parent}.stderr") is not None
     # bsub without -o/-e mails one job report holding the output and the errors (LSF 7.3
     # "Running Jobs": "job output, job error, and job information ... through email")
     if leaf == "mergeStderr" and value is True and got is None and target == "lsf":
@@ -302,6 +317,12 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             get_path(back, f"{parent}.stdout") is None
             and get_path(back, f"{parent}.stderr") is None
         )
+    # fewer tasks than tasks per node fit on one node (SPLAT: tasks = nodes × tasksPerNode,
+    # so one node; Slurm too allocates the fewest nodes): a target that states the shape per
+    # node (PBS `select=1:mpiprocs=2`) has the task count there
+    if schema.endswith("resources.tasksPerNode") and isinstance(got, int) and value > got:
+        tasks = get_path(source, f"{parent}.tasks")
+        return tasks == got and get_path(source, f"{parent}.nodes") in (None, 1)
     # SPLAT: tasks = nodes × tasksPerNode; a target that states the shape per node
     if leaf == "tasks" and schema.endswith("resources.tasks") and got is None:
         nodes, per_node = (

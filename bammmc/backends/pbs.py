@@ -33,7 +33,7 @@ from bammmc.backends.container import (
     one_line_image,
     refuser,
 )
-from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
+from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
@@ -41,6 +41,34 @@ from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template, is_digits
 
 MAIL_LETTERS: Final = {"fail": "a", "begin": "b", "end": "e"}
+#: `-l` resources the PBS Pro reader reads as other fields: never a raw resource
+PBS_OWN_RESOURCES: Final = frozenset(
+    {"walltime", "cput", "pcput", "select", "place", "advres", "pmem"}
+)
+#: PBS Pro's host-level (chunk) resources and the old chunk syntax: qsub refuses them
+#: job-wide beside `select`/`place` ("-lresource=" cannot be used with "select" or "place")
+PBS_CHUNK_RESOURCES: Final = frozenset(
+    {
+        "ncpus",
+        "mem",
+        "vmem",
+        "mpiprocs",
+        "ompthreads",
+        "ngpus",
+        "host",
+        "vnode",
+        "arch",
+        "aoe",
+        "accelerator",
+        "naccelerators",
+        "accelerator_model",
+        "accelerator_memory",
+        "hbmem",
+        "vntype",
+        "nodes",
+        "nodect",
+    }
+)
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
 
 CAPABILITIES: Final = Capabilities(
@@ -376,8 +404,18 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
-        "spec.extensions.pbs.mem": EXACT,
-        "spec.extensions.pbs.resources": EXACT,
+        "spec.extensions.pbs.mem": Capability(
+            "lost",
+            "Torque's job-wide `-l mem`: PBS Pro states memory per `select` chunk",
+            "W201",
+            (("while `memoryPerTask` is set: written per chunk", "W301"),),
+            by_writer=True,
+        ),
+        "spec.extensions.pbs.resources": exact(
+            "",
+            ("a name the reader reads as a field of its own (`walltime`, `select`…)", "W201"),
+            ("a chunk resource (`mem`, `ncpus`…) beside `select`/`place`", "W201"),
+        ),
         "spec.extensions.pbs.join": EXACT,
         "spec.extensions.pbs.keep": EXACT,
         "spec.extensions.pbs.mail_points": EXACT,
@@ -687,10 +725,35 @@ class PbsWriter:
             self.place()
         else:
             self.torque_placement()
-        if ext.mem is not None:
+        if ext.mem is not None and self.DIALECT == "pbs":
+            # Torque's memory of the whole job: PBS Pro states memory per chunk, and qsub
+            # refuses a job-wide `-l mem` (a host-level resource) beside `select`/`place`
+            if res.memory_per_task is not None:
+                self.approximated(
+                    "spec.extensions.pbs.mem",
+                    "the job-wide `-l mem` is Torque's: `memoryPerTask` is written per chunk",
+                )
+            else:
+                self.lost(
+                    "spec.extensions.pbs.mem",
+                    "the job-wide `-l mem` is Torque's; PBS Pro states memory per `select` chunk",
+                )
+        elif ext.mem is not None:
             self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
+        chunked = any(line.startswith(("#PBS -l select=", "#PBS -l place=")) for line in self.lines)
         for name, value in (ext.resources or {}).items():
-            self.opt("l", f"{name}={value}", f"spec.extensions.pbs.resources.{name}")
+            path = f"spec.extensions.pbs.resources.{name}"
+            if self.DIALECT == "pbs" and name in PBS_OWN_RESOURCES:
+                self.lost(path, f"`-l {name}` is read as a field of its own, not a raw resource")
+                continue
+            if self.DIALECT == "pbs" and chunked and name in PBS_CHUNK_RESOURCES:
+                self.lost(
+                    path,
+                    f"qsub refuses `-l {name}` for the whole job beside `select`/`place` (a "
+                    "chunk resource, or the old `nodes` syntax)",
+                )
+                continue
+            self.opt("l", f"{name}={value}", path)
         if ext.ompthreads_per_chunk is not None and not getattr(self, "wrote_ompthreads", False):
             self.lost(
                 "spec.extensions.pbs.ompthreads_per_chunk",

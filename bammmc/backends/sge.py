@@ -338,6 +338,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
+            ("tasks of several CPUs in an MPI PE: written per slot", "W301"),
         ),
         "spec.resources.tasks": exact(
             "",
@@ -348,6 +349,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
+            ("tasks of several CPUs in an MPI PE: a slot per CPU", "W301"),
         ),
         "spec.resources.nodes": exact(
             "",
@@ -903,11 +905,19 @@ class SgeWriter:
                 f"PE `{name}` (one host, one process)",
             )
         elif name is not None and kind != "threads" and cpus > 1:
-            self.approximated(
-                "spec.resources.cpusPerTask",
+            how = (
                 f"{tasks or 1} tasks × {cpus} CPUs written as {(tasks or 1) * cpus} slots of "
-                f"PE `{name}` (one process per slot)",
+                f"PE `{name}` (one process per slot)"
             )
+            self.approximated("spec.resources.cpusPerTask", how)
+            # the slots read back as tasks of one CPU each, and memory per slot as theirs
+            if res.tasks is not None:
+                self.approximated("spec.resources.tasks", how)
+            if res.memory_per_task is not None:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"written per slot: each task is {cpus} slots of PE `{name}`",
+                )
         for key, value in (("nodes", res.nodes), ("tasksPerNode", res.tasks_per_node)):
             if value is not None and not (key == "nodes" and value == 1 and kind == "threads"):
                 self.approximated(

@@ -163,6 +163,8 @@ CAPABILITIES: Final = Capabilities(
         "spec.resources.genericResources": exact(
             "",
             ("the raw `--gres` of extensions.slurm is written instead", "W301"),
+            ("a count per task or job is written per node, a fraction rounded up", "W301"),
+            ("a name `--gres` cannot hold, `none`, a `gpu` beside the GPU request", "W201"),
         ),
         "spec.resources.limits": lost("sbatch has no option for it"),
         "spec.execution.container.image": exact(
@@ -255,7 +257,11 @@ CAPABILITIES: Final = Capabilities(
         "spec.placement.tolerations": lost("sbatch has no option for it"),
         "spec.placement.affinity": lost("sbatch has no option for it"),
         "spec.placement.topologySpread": lost("sbatch has no option for it"),
-        "spec.placement.topology": EXACT,
+        "spec.placement.topology": exact(
+            "",
+            ("`pack` is written as `--nodes=1`", "W301"),
+            ("`pack` beside a node count of more than one", "W201"),
+        ),
         "spec.placement.groupBy": lost("sbatch has no option for it"),
         "spec.placement.constraint": EXACT,
         "spec.placement.prefer": EXACT,
@@ -289,6 +295,7 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
+            ("merged into the output file (`mergeStderr`): `--error` is not written", "W301"),
         ),
         "spec.output.mergeStderr": exact(
             "",
@@ -608,16 +615,30 @@ def _component(
             "Slurm ignores it (checked)",
         )
     # resources
+    pack = placement is not None and placement.topology == "pack"
+    nodes = ext.nodes if ext.nodes is not None else res.nodes
     if ext.nodes is not None:
         w.opt("nodes", ext.nodes, f"{prefix}.resources.nodes")
     elif res.nodes is not None:
         w.opt("nodes", res.nodes, f"{prefix}.resources.nodes")
-    elif placement is not None and placement.topology == "pack":
+    elif pack:
         w.opt("nodes", 1, f"{prefix}.placement.topology")
         w.approximated(
             f"{prefix}.placement.topology",
             "`pack` is written as `--nodes=1`: every task on one node",
         )
+    if pack and nodes is not None:
+        if str(nodes) == "1":
+            w.approximated(
+                f"{prefix}.placement.topology",
+                "`pack` is the job's `--nodes=1`: every task on one node",
+            )
+        else:
+            w.lost(
+                f"{prefix}.placement.topology",
+                f"the job asks for `--nodes={nodes}`: sbatch has no option to put every task "
+                "on one node besides it",
+            )
     gpus_per_task = (
         res.gpu is not None
         and res.gpu.count is not None
@@ -702,8 +723,8 @@ def _component(
                 f"`--{key.replace('_', '-')}` is an srun option; sbatch has none",
             )
     if ext.switches is not None:
-        wait = ext.switches_max_wait
-        wait = f"@{_time_limit(w, wait, f'{ext_path}.switches_max_wait')}" if wait else ""
+        limit = ext.switches_max_wait
+        wait = f"@{_time_limit(w, limit, f'{ext_path}.switches_max_wait')}" if limit else ""
         w.opt("switches", f"{ext.switches}{wait}", f"{ext_path}.switches")
     elif ext.switches_max_wait is not None:
         w.lost(
@@ -809,7 +830,7 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
                     continue
                 w.opt(name, value)
         if res.generic_resources and ext.gres is None:
-            _generic(w, res, prefix, [])
+            _generic(w, res, prefix, [], True)
         elif res.generic_resources:
             w.approximated(
                 f"{prefix}.resources.genericResources",
@@ -864,23 +885,38 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
                 w.lost(
                     f"{prefix}.resources.gpu.{'migProfile' if key == 'mig_profile' else key}", why
                 )
-    _generic(w, res, prefix, gres)
+    gpus_written = gpu is not None and (
+        gpu.count is not None or gpu.fraction is not None or gpu.type is not None
+    )
+    _generic(w, res, prefix, gres, gpus_written)
 
 
-def _generic(w: _Writer, res: Resources, prefix: str, gres: list[str]) -> None:
+def _generic(w: _Writer, res: Resources, prefix: str, gres: list[str], gpus: bool) -> None:
+    """The generic resources as `--gres` entries after ``gres`` (``gpus``: the writer wrote a
+    GPU request already)."""
     for name, count in (res.generic_resources or {}).items():
+        path = f"{prefix}.resources.genericResources.{name}"
+        parts = name.split(":")
+        if not all(parts) or any(c == "," or c.isspace() for c in name):
+            w.lost(path, f"`{name}` is not a GRES name `--gres` can hold (`name[:type]`)")
+            continue
+        if parts[0] == "none":
+            w.lost(path, "sbatch reads a GRES named `none` as no GRES at all")
+            continue
+        if parts[0] == "gpu" and gpus:
+            w.lost(path, "the GPU request already names this GRES")
+            continue
         amount = count.amount
         whole = -(-amount.numerator // amount.denominator)
-        if (count.scope or "node") != "node":
+        if count.scope != "node":
+            # SPLAT resources are per task: a count without a scope is one per task
             w.approximated(
-                f"{prefix}.resources.genericResources.{name}", "written per node (`--gres`)"
+                path, f"{amount} per {count.scope or 'task'} written per node (`--gres`)"
             )
-        if any(entry.split(":")[:-1] == name.split(":") for entry in gres):
-            w.lost(
-                f"{prefix}.resources.genericResources.{name}",
-                "the GPU request already names this GRES",
-            )
-            continue
+        if whole != amount:
+            w.approximated(path, f"{amount} rounded up to {whole}")
+        if parts[0] == "gpu":
+            w.approximated(path, "`gpu` is Slurm's GPU GRES: it is read back as `resources.gpu`")
         gres.append(f"{name}:{whole}")
     if gres:
         w.opt("gres", ",".join(gres), f"{prefix}.resources.gpu")
@@ -907,6 +943,11 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         )
     if ext.error is not None:
         w.opt("error", ext.error)
+    elif out is not None and out.stderr is not None and out.merge_stderr:
+        w.approximated(
+            "spec.output.stderr",
+            "merged into the output file (`mergeStderr`): `--error` is not written",
+        )
     elif out is not None and out.stderr is not None:
         w.opt(
             "error", _file_name(w, _pattern(out.stderr), "spec.output.stderr"), "spec.output.stderr"

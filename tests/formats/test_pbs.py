@@ -219,6 +219,11 @@ DIAGNOSTICS = [
     ("pbs", '#PBS -N "unclosed\n', ["E020"]),
     ("pbs", "#PBS -W depend=nonsense:1\n", ["E134"]),
     ("torque", "#PBS -J 1-10\n", ["E130"]),
+    # the old syntax beside select: qsub refuses it; Torque has no select and no such rule
+    ("pbs", "#PBS -l select=1\n#PBS -l ncpus=64\n", ["E135"]),
+    ("pbs", "#PBS -l place=pack\n#PBS -l mem=4gb\n", ["E135"]),
+    ("pbs", "#PBS -l select=1\n#PBS -l software=x\n", []),
+    ("pbs", "#PBS -l ncpus=64\n#PBS -l mem=4gb\n", []),
 ]
 
 
@@ -491,6 +496,25 @@ HONEST_PBS = [
         "{execution: {script: 'echo', container: {image: img, imagePullPolicy: Always}}}",
         "pbs",
         {("W201", "spec.execution.container.imagePullPolicy")},
+    ),
+    # Torque's job-wide `-l mem` is not PBS Pro's: memory per chunk carries it, or nothing
+    (
+        "{resources: {tasks: 4, memoryPerTask: 1Gi}, extensions: {pbs: {mem: 4gb/job}}}",
+        "pbs",
+        {("W301", "spec.extensions.pbs.mem")},
+    ),
+    ("{extensions: {pbs: {mem: 4gb/job}}}", "pbs", {("W201", "spec.extensions.pbs.mem")}),
+    # raw resources the reader reads as fields of their own, and chunk resources qsub refuses
+    # beside `select` ("-lresource=" cannot be used with "select" or "place")
+    (
+        "{resources: {tasks: 2}, extensions: {pbs: {resources: "
+        "{software: x, walltime: '1:00:00', mem: 2gb, ngpus: '1'}}}}",
+        "pbs",
+        {
+            ("W201", "spec.extensions.pbs.resources.walltime"),
+            ("W201", "spec.extensions.pbs.resources.mem"),
+            ("W201", "spec.extensions.pbs.resources.ngpus"),
+        },
     ),
     # Torque has no place=: exclusive is -n, the rest is lost
     (

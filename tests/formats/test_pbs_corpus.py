@@ -23,6 +23,7 @@ FILES = [
 FAULTY: dict[str, tuple[set[str], str]] = {
     "cray-pbs-nppus-vntype.template": ({"E134"}, "unrendered `@CPU` template placeholders"),
     "edge-ncar-casper-bogus-dash-placeholder-N.sh": ({"E134"}, "`-l -walltime` and `select=N`"),
+    "isambard-vasp.sub": ({"E135"}, "`-l ncpus=64` for the whole job beside `-l select=1`"),
     "nec-nqsii-abci-group-long-option.nqs": ({"E130"}, "NEC NQSII, not PBS"),
     "nec-nqsv-aoba-T-b.pbs": ({"E130"}, "NEC NQSV, not PBS"),
     "noaa-wcoss2-debug-prepost.pbs": ({"E134"}, "an ecFlow template: `%` in the job name"),

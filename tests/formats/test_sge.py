@@ -714,6 +714,17 @@ def test_priority_uses_the_priority_band() -> None:
 
 HONEST_SGE = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # tasks of several CPUs in an MPI PE: the slots read back as tasks of one CPU, and the
+    # memory per slot as theirs
+    (
+        "{resources: {tasks: 4, cpusPerTask: 2, memoryPerTask: 1Gi}}",
+        "sge",
+        {
+            ("W301", "spec.resources.cpusPerTask"),
+            ("W301", "spec.resources.tasks"),
+            ("W301", "spec.resources.memoryPerTask"),
+        },
+    ),
     (
         "{execution: {script: 'echo', container: {image: img, command: [x]}}}",
         "sge",

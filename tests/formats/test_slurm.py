@@ -289,6 +289,8 @@ READ = [
         "-HO",
         spec(schedule={"hold": True}, extensions={"slurm": {"overcommit": True}}),
     ),
+    # the writer writes it for this field: it reads back
+    ("ignore-pbs", "--ignore-pbs", spec(extensions={"slurm": {"ignore_pbs": True}})),
 ]
 
 
@@ -734,8 +736,58 @@ HONEST_SLURM = [
         "slurm",
         {("W201", "spec.execution.shell")},
     ),
+    # a stderr file beside `mergeStderr: true`: merged, as the other writers do
+    (
+        "{output: {stdout: a.log, stderr: b.log, mergeStderr: true}}",
+        "slurm",
+        {("W301", "spec.output.stderr")},
+    ),
     # `pack` becomes --nodes=1
     ("{placement: {topology: pack}}", "slurm", {("W301", "spec.placement.topology")}),
+    # `pack` beside a node count: the count is written, `pack` only when it is one node
+    (
+        "{placement: {topology: pack}, resources: {nodes: 1}}",
+        "slurm",
+        {("W301", "spec.placement.topology")},
+    ),
+    (
+        "{placement: {topology: pack}, resources: {nodes: 2}}",
+        "slurm",
+        {("W201", "spec.placement.topology")},
+    ),
+    (
+        "{placement: {topology: pack}, extensions: {slurm: {nodes: 2-4}}}",
+        "slurm",
+        {("W201", "spec.placement.topology")},
+    ),
+    # a GRES count is per node in `--gres`: per task (no scope) or a fraction is approximated
+    (
+        "{resources: {genericResources: {foo: 2, bar: 1.5/node, baz: 2/node}}}",
+        "slurm",
+        {
+            ("W301", "spec.resources.genericResources.foo"),
+            ("W301", "spec.resources.genericResources.bar"),
+        },
+    ),
+    # names `--gres` cannot hold (its reader splits them), `none` (no GRES) and a `gpu` GRES:
+    # the GPU request
+    (
+        "{resources: {genericResources: {'a,b': 1/node, 'c d': 1/node, 'e:': 1/node, "
+        "none: 1/node, gpu: 2/node}}}",
+        "slurm",
+        {
+            ("W201", "spec.resources.genericResources.a,b"),
+            ("W201", "spec.resources.genericResources.c d"),
+            ("W201", "spec.resources.genericResources.e:"),
+            ("W201", "spec.resources.genericResources.none"),
+            ("W301", "spec.resources.genericResources.gpu"),
+        },
+    ),
+    (
+        "{resources: {genericResources: {'gpu:a100': 2/node}, gpu: {count: 1}}}",
+        "slurm",
+        {("W201", "spec.resources.genericResources.gpu:a100")},
+    ),
     # a raw size sbatch can only say in whole MiB
     (
         "{extensions: {slurm: {mem: 1000M, tmp: 1000M}}}",

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import msgspec
 
-from bammmc.backends.pbs import pbs_job_ref
+from bammmc.backends.pbs import PBS_CHUNK_RESOURCES, pbs_job_ref
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.pbs import PbsScript, parser
 from bammmc.frontends.slurm import Occurrence
@@ -402,6 +402,7 @@ def _depend(value: str, occ: Occurrence, b: _Builder) -> None:
 def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bool) -> None:
     reporter = b.reporter
     extra: dict[str, str] = {}
+    occs: dict[str, Occurrence] = {}
     select = place = nodes = None
     for name, value, occ in items:
         if name == "walltime":
@@ -434,7 +435,20 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
             b.set("spec.schedule.reservation", value, occ)
         else:
             extra[name] = value
+            occs[name] = occ
             b.source_map.add(f"spec.extensions.pbs.resources.{name}", occ.span, occ.value_span)
+    if not torque and (select or place):
+        for name in extra.keys() & PBS_CHUNK_RESOURCES:
+            reporter.report(
+                "E135",
+                f"`-l {name}` for the whole job beside `-l select`/`-l place`",
+                occs[name].span,
+                notes=(
+                    'qsub refuses the old syntax beside select ("-lresource=" cannot be used '
+                    'with "select" or "place")',
+                ),
+                help=f"put `{name}=` into each chunk of `select`",
+            )
     if select is not None:
         _select(*select, b)
         if place is not None:

@@ -376,7 +376,11 @@ def _option(
     reporter = b.reporter
     value = occ.value
     if name == "ignore-pbs":
-        return  # how sbatch reads this very script; the writer adds it when the body needs it
+        # sbatch obeys it in the first component only (the reader's W404 check); the writer
+        # writes it for this field and when the body has #PBS/#BSUB lines
+        if b.prefix == "":
+            b.ext("ignore_pbs", True, occ)
+        return
     if name in ("help", "usage", "verbose", "quiet", "version", "wrap"):
         reporter.report(
             "W406",
