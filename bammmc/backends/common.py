@@ -350,6 +350,19 @@ def report_priority_rounding(
         )
 
 
+def dependency_gap(dep: Any, target: str) -> str:
+    """Why a dependency is not written: it has no scheme (`count` alone: wait for N elements
+    of an array), names no job, or the target has no such scheme."""
+    if dep.scheme is None:
+        return (
+            f"a dependency without a `scheme` (wait for {dep.count or 'some'} elements of an "
+            "array) has no form here; give it a scheme such as `afterok`"
+        )
+    if not dep.value and dep.scheme.startswith("after"):
+        return f"`{dep.scheme}` without a job id names no job to wait for"
+    return f"{target} has no `{dep.scheme}` dependency"
+
+
 def camel(name: str) -> str:
     """The wire name of a portable field from its Python name: `config_maps` -> `configMaps`.
 

@@ -25,6 +25,7 @@ import msgspec
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
+    dependency_gap,
     refuse_unreadable,
     report_foreign,
     report_priority_rounding,
@@ -1220,7 +1221,7 @@ class LsfWriter:
             path = f"spec.dependencies[{i}]"
             cond = SCHEME_CONDITIONS.get(dep.scheme or "")
             if cond is None or not dep.value:
-                self.lost(path, f"LSF has no `{dep.scheme}` dependency")
+                self.lost(path, dependency_gap(dep, "LSF"))
                 continue
             if dep.count is not None:
                 self.approximated(path, "waiting for some array elements becomes waiting for all")

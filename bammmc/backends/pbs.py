@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
+    dependency_gap,
     read_own,
     refuse_unreadable,
     report_foreign,
@@ -1079,7 +1080,7 @@ class PbsWriter:
                 elif dep.scheme == "begin_time":
                     self.lost(path, "write the start time as `schedule.beginAfter` (`-a`)")
                 else:
-                    self.lost(path, f"PBS has no `{dep.scheme}` dependency")
+                    self.lost(path, dependency_gap(dep, "PBS"))
             if groups:
                 self.opt(
                     "W",

@@ -32,6 +32,7 @@ import msgspec
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     camel,
+    dependency_gap,
     read_own,
     refuse_unreadable,
     report_foreign,
@@ -1080,7 +1081,7 @@ class SgeWriter:
                 if dep.count is not None:
                     self.approximated(path, "waiting for some array tasks becomes waiting for all")
             else:
-                self.lost(path, f"Grid Engine has no `{dep.scheme}` dependency")
+                self.lost(path, dependency_gap(dep, "Grid Engine"))
         refs = ids
         if ext.hold_jid is not None:  # names and patterns, in their order, with the ids
             gone = [r for r in ext.hold_jid if is_digits(r) and r not in ids]
