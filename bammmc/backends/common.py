@@ -42,6 +42,8 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
         "error": _OUT,
         "input": ("execution.stdin",),
         "export": ("execution.environment",),
+        # the reader reads `--spread-job` as placement.topology `scatter`
+        "spread_job": ("placement.topology",),
     },
     "pbs": {
         "mpiprocs_per_chunk": (f"{_R}.tasksPerNode",),

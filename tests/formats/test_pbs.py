@@ -492,6 +492,12 @@ def test_slurm_uneven_tasks_survive_pbs_and_back() -> None:
 
 HONEST_PBS = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # Slurm's --spread-job is scatter, which `place=scatter` writes
+    (
+        "{placement: {topology: scatter}, extensions: {slurm: {spread_job: true}}}",
+        "pbs",
+        {("W301", "spec.extensions.slurm.spread_job")},
+    ),
     (
         "{execution: {script: 'echo', container: {image: img, imagePullPolicy: Always}}}",
         "pbs",
