@@ -675,7 +675,8 @@ _ALL: Final[tuple[Code, ...]] = (
         "ignored-option",
         "an option the scheduler ignores in a script",
         "The option only means something on the command line (`--help`, `--verbose`, "
-        "`--wrap`), or is a deprecated spelling (`#SLURM`).",
+        "`--wrap`), is a deprecated spelling (`#SLURM`), or is where the scheduler does not "
+        "read it (`--ignore-pbs` after `hetjob`).",
         "It has no effect on the job; converting it would be wrong.",
         "Remove it.",
         "#!/bin/bash\n#SBATCH --verbose\necho hi\n",

@@ -350,6 +350,11 @@ DIAGNOSTICS = [
     ("repeated option", "#SBATCH --time=10\n#SBATCH --time=20\n", ["W407"]),
     ("foreign directive", "#SBATCH -J a\n#PBS -N b\n", ["W404"]),
     ("CLI-only option", "#SBATCH --verbose\n", ["W406"]),
+    (
+        "ignore-pbs after hetjob",
+        "#SBATCH -N 1\n#SBATCH hetjob\n#SBATCH -N 2 --ignore-pbs\n",
+        ["W406"],
+    ),
     ("stray colon", "#SBATCH : -N 2\n", ["E133"]),
     ("bad begin", "#SBATCH --begin=bogus\n", ["E134"]),
     ("backwards node range", "#SBATCH --nodes=2-1\n", ["E134"]),

@@ -380,6 +380,13 @@ def _option(
         # writes it for this field and when the body has #PBS/#BSUB lines
         if b.prefix == "":
             b.ext("ignore_pbs", True, occ)
+        else:
+            reporter.report(
+                "W406",
+                "sbatch obeys `--ignore-pbs` only before the first `hetjob`",
+                occ.span,
+                help="move it to the first component",
+            )
         return
     if name in ("help", "usage", "verbose", "quiet", "version", "wrap"):
         reporter.report(
