@@ -46,7 +46,8 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 TARGETS = list(FORMATS)
 
 #: The generated jobs are the same in every run (derandomize: the seed is the test's source;
-#: checked with PYTHONHASHSEED 1, 2, 3: the same 60 jobs per target, outputs and diagnostics).
+#: checked with PYTHONHASHSEED 1, 2, 3: the same jobs per target, outputs and diagnostics).
+#: 200 jobs: a survey of 300 more (seeds 7-9) found silent losses that 60 did not.
 #: No shrinking: hypothesis shrinks a failure for at most 300 s of wall-clock time
 #: (MAX_SHRINKING_SECONDS), and while shrinking it moves from one failing field to another (all
 #: are the same AssertionError), so on a busy machine two runs of the same commit reported
@@ -54,7 +55,7 @@ TARGETS = list(FORMATS)
 SETTINGS = settings(
     derandomize=True,
     deadline=None,
-    max_examples=60,
+    max_examples=200,
     database=None,
     phases=(hypothesis.Phase.explicit, hypothesis.Phase.generate),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -307,6 +308,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # a flag that is off is the scheduler's default: nothing is written for it
     if schema in OFF_BY_DEFAULT and value is False and got is None:
         return True
+    # one task is what every scheduler runs when no task count is given: `tasks: 1` needs no
+    # option (unless the job read back has more than one node)
+    if leaf == "tasks" and schema.endswith("resources.tasks") and value == 1 and got is None:
+        return get_path(back, f"{parent}.nodes") in (None, 1)
     # a job of one task runs on one node on every scheduler: `nodes: 1` needs no option
     if leaf == "nodes" and schema.endswith("resources.nodes") and value == 1 and got is None:
         return get_path(back, f"{parent}.tasks") in (None, 1)

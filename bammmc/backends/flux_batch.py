@@ -754,7 +754,8 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
             )
     elif sched.priority is not None:
         native = to_native(sched.priority, "flux", w.options.band)
-        if native == 0:
+        raised = native == 0
+        if raised:
             native = 1  # urgency 0 would hold the job
             w.approximated("spec.schedule.priority", "urgency 1, the lowest that still runs")
         if native > 16:
@@ -764,7 +765,7 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
                 "other users' jobs are refused",
             )
         w.opt("urgency", native, "spec.schedule.priority")
-        if native != 1:  # urgency 1 is reported above
+        if not raised:  # a priority raised to urgency 1 is reported above
             report_priority_rounding(
                 w, sched.priority, native, "flux", w.options.band, "spec.schedule.priority"
             )

@@ -486,6 +486,8 @@ def test_a_script_without_shebang_is_noted() -> None:
 
 HONEST_FLUX_BATCH = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # a priority that rounds to urgency 1 (the lowest that runs) reads back as another priority
+    ("{schedule: {priority: 23}}", "flux-batch", {("W301", "spec.schedule.priority")}),
     ("{schedule: {priority: 256}}", "flux-batch", {("W301", "spec.schedule.priority")}),
     # `--urgency` reads back as `schedule.priority` (common.MIRRORS): for another target the
     # raw urgency is approximated by the priority when one is set, lost otherwise
