@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol
 
 import msgspec
 
 from bammmc.capabilities import Capabilities
 from bammmc.ir.job import Extensions, Spec
+
+if TYPE_CHECKING:
+    from bammmc.diagnostics.model import Reporter
 
 _R = "resources"
 _MEM = (f"{_R}.memoryPerTask",)
@@ -181,6 +184,42 @@ def _is_set(node: Any, path: str) -> bool:
 
 
 _SNAKE: Final = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+class LossReports:
+    """A writer's `lost()` (W201) and `approximated()` (W301), worded for its target: one call
+    per value the target loses or changes, naming the SPLAT field (STYLE.md §4)."""
+
+    reporter: Reporter
+    #: the target in the messages: `for Slurm`
+    WHERE: ClassVar[str] = ""
+    #: the target in "cannot be expressed …" when it reads better otherwise (`in a jobspec`)
+    WHERE_LOST: ClassVar[str | None] = None
+    #: what the user checks after an approximation
+    CHECK: ClassVar[str] = "the converted directive"
+    LOST_HELP: ClassVar[str] = (
+        "keep the information elsewhere, or convert to a scheduler that supports it"
+    )
+
+    def where(self) -> str:
+        return self.WHERE
+
+    def lost(self, path: str, why: str, help: str | None = None) -> None:
+        self.reporter.report(
+            "W201",
+            f"`{path}` cannot be expressed {self.WHERE_LOST or self.where()} and was dropped",
+            notes=(why,),
+            field=path,
+            help=help or self.LOST_HELP,
+        )
+
+    def approximated(self, path: str, how: str) -> None:
+        self.reporter.report(
+            "W301",
+            f"`{path}` is approximated {self.where()}: {how}",
+            field=path,
+            help=f"check {self.CHECK}",
+        )
 
 
 def report_unsupported(writer: _Reports, job: Any, table: Capabilities, program: str) -> None:

@@ -21,7 +21,13 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import read_own, report_foreign, report_shadowed, report_unsupported
+from bammmc.backends.common import (
+    LossReports,
+    read_own,
+    report_foreign,
+    report_shadowed,
+    report_unsupported,
+)
 from bammmc.backends.splat import dump_yaml
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
@@ -366,7 +372,12 @@ def _without_invalid_raw(job: Job, options: WriteOptions) -> tuple[Job, list[tup
     return job, dropped
 
 
-class FluxWriter:
+class FluxWriter(LossReports):
+    WHERE = "for Flux"
+    WHERE_LOST = "in a Flux jobspec"
+    CHECK = "the converted jobspec"
+    LOST_HELP = "keep it elsewhere, or convert to a scheduler that has it"
+
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
         self.spec = job.spec or Spec()
@@ -374,23 +385,6 @@ class FluxWriter:
         self.flux = (ext.flux if ext is not None else None) or FluxExt()
         self.reporter = reporter
         self.options = options
-
-    def lost(self, path: str, why: str, help: str | None = None) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed in a Flux jobspec and was dropped",
-            notes=(why,),
-            field=path,
-            help=help or "keep it elsewhere, or convert to a scheduler that has it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for Flux: {how}",
-            field=path,
-            help="check the converted jobspec",
-        )
 
     def text(self) -> str:
         doc = self.jobspec()

@@ -22,6 +22,7 @@ from typing import Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     MIRRORS,
+    LossReports,
     read_own,
     report_foreign,
     report_priority_rounding,
@@ -42,7 +43,7 @@ from bammmc.frontends.flux_lang import (
     from_splat,
 )
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import FluxExt, Job, Spec, new_job
+from bammmc.ir.job import FluxExt, Job, Spec
 from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import Duration, Template
 
@@ -366,7 +367,9 @@ def quote(value: str) -> str:
     return _SPECIAL.sub(r"\\\1", value)
 
 
-class FluxBatchWriter:
+class FluxBatchWriter(LossReports):
+    WHERE = "for a Flux batch script"
+
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
         self.reporter = reporter
@@ -384,23 +387,6 @@ class FluxBatchWriter:
         self.sentinel = SENTINEL
         #: the `flux batch` words the directives carry, in order (for the oracle tests)
         self.args: list[str] = []
-
-    def lost(self, path: str, why: str) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for a Flux batch script and was dropped",
-            notes=(why,),
-            field=path,
-            help="keep the information elsewhere, or convert to a scheduler that supports it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for a Flux batch script: {how}",
-            field=path,
-            help="check the converted directive",
-        )
 
     def opt(self, name: str, value: object = None, path: str | None = None) -> None:
         assert name in OPTIONS, name
@@ -505,17 +491,13 @@ def _report_kept_options(reporter: Reporter, job: Job, text: str) -> None:
             )
 
 
-class _Approximations:
+class _Approximations(LossReports):
     """The W301 of :func:`report_shadowed` worded as the writer words its own."""
+
+    WHERE = FluxBatchWriter.WHERE
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
-
-    def approximated(self, path: str, how: str) -> None:
-        FluxBatchWriter(new_job(), self.reporter, WriteOptions()).approximated(path, how)
-
-    def lost(self, path: str, why: str) -> None:
-        FluxBatchWriter(new_job(), self.reporter, WriteOptions()).lost(path, why)
 
 
 def render(

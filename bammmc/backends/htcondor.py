@@ -42,7 +42,12 @@ from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import report_foreign, report_priority_rounding, report_unsupported
+from bammmc.backends.common import (
+    LossReports,
+    report_foreign,
+    report_priority_rounding,
+    report_unsupported,
+)
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block, job_ad
@@ -667,8 +672,11 @@ class ArrayPlan:
     shell: str
 
 
-class HtcondorWriter:
+class HtcondorWriter(LossReports):
     """Writes one submit description (and the script of a script-mode job)."""
+
+    WHERE = "for HTCondor"
+    CHECK = "the converted submit command"
 
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
@@ -702,24 +710,6 @@ class HtcondorWriter:
         self.needs_index_attribute = False
 
     # -- reporting -------------------------------------------------------------------------
-
-    def lost(self, path: str, why: str, help: str | None = None) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for HTCondor and was dropped",
-            notes=(why,),
-            field=path,
-            help=help
-            or "keep the information elsewhere, or convert to a scheduler that supports it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for HTCondor: {how}",
-            field=path,
-            help="check the converted submit command",
-        )
 
     def unwritable(self, path: str | None, what: str, why: str) -> None:
         self.reporter.report("E140", f"{what} {why}", field=path, help="change the value")

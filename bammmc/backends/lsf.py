@@ -24,6 +24,7 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    LossReports,
     camel,
     dependency_gap,
     refuse_unreadable,
@@ -546,7 +547,9 @@ CWD_PATTERN: Final = re.compile(r"%(?:JG|EJ|EI|[JIPUGH])")
 ARRAY_ELEMENT: Final = re.compile(r"([0-9]+)_(.+)")
 
 
-class LsfWriter:
+class LsfWriter(LossReports):
+    WHERE = "for LSF"
+
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
         self.reporter = reporter
@@ -559,23 +562,6 @@ class LsfWriter:
         self.ext = ext.lsf if ext and ext.lsf else LsfExt()
 
     # -- reporting -------------------------------------------------------------------------
-
-    def lost(self, path: str, why: str) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for LSF and was dropped",
-            notes=(why,),
-            field=path,
-            help="keep the information elsewhere, or convert to a scheduler that supports it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for LSF: {how}",
-            field=path,
-            help="check the converted directive",
-        )
 
     def unwritable(self, path: str | None, message: str, why: str, help: str) -> None:
         self.reporter.report("E140", message, field=path, notes=(why,), help=help)

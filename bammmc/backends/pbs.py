@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    LossReports,
     camel,
     dependency_gap,
     read_own,
@@ -433,7 +434,7 @@ CAPABILITIES: Final = Capabilities(
 )
 
 
-class PbsWriter:
+class PbsWriter(LossReports):
     """Writes PBS Pro; `TorqueWriter` changes the flags."""
 
     DIALECT: ClassVar[str] = "pbs"
@@ -465,16 +466,12 @@ class PbsWriter:
     def label(self) -> str:
         return "Torque" if self.DIALECT == "torque" else "PBS"
 
-    def lost(self, path: str, why: str) -> None:
-        if self.once("W201", path, why):
-            return
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for {self.label} and was dropped",
-            notes=(why,),
-            field=path,
-            help="keep the information elsewhere, or convert to a scheduler that supports it",
-        )
+    def where(self) -> str:
+        return f"for {self.label}"
+
+    def lost(self, path: str, why: str, help: str | None = None) -> None:
+        if not self.once("W201", path, why):
+            super().lost(path, why, help)
 
     def once(self, code: str, path: str, text: str) -> bool:
         """True if this very diagnostic was already given (the same chunk written twice)."""
@@ -484,14 +481,8 @@ class PbsWriter:
         return seen
 
     def approximated(self, path: str, how: str) -> None:
-        if self.once("W301", path, how):
-            return
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for {self.label}: {how}",
-            field=path,
-            help="check the converted directive",
-        )
+        if not self.once("W301", path, how):
+            super().approximated(path, how)
 
     def opt(self, letter: str, value: object = None, path: str | None = None) -> None:
         if value is None:

@@ -31,6 +31,7 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    LossReports,
     camel,
     dependency_gap,
     read_own,
@@ -590,9 +591,10 @@ CAPABILITIES: Final = Capabilities(
 )
 
 
-class SgeWriter:
+class SgeWriter(LossReports):
     """Writes one qsub script."""
 
+    WHERE = "for Grid Engine"
     NAME_LIMIT = 512
 
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
@@ -609,23 +611,6 @@ class SgeWriter:
         self.indices: IndexSpec | None = arr.indices if arr is not None else None
 
     # -- reporting -------------------------------------------------------------------------
-
-    def lost(self, path: str, why: str) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for Grid Engine and was dropped",
-            notes=(why,),
-            field=path,
-            help="keep the information elsewhere, or convert to a scheduler that supports it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for Grid Engine: {how}",
-            field=path,
-            help="check the converted directive",
-        )
 
     def unwritable(self, path: str | None, what: str, why: str) -> None:
         self.reporter.report(

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    LossReports,
     camel,
     read_own,
     refuse_unreadable,
@@ -420,7 +421,9 @@ CAPABILITIES: Final = Capabilities(
 )
 
 
-class _Writer:
+class _Writer(LossReports):
+    WHERE = "for Slurm"
+
     def __init__(self, job: Job, reporter: Reporter, options: WriteOptions) -> None:
         self.job = job
         self.reporter = reporter
@@ -430,23 +433,6 @@ class _Writer:
         self.fields: dict[str, str] = {}
 
     # -- reporting -------------------------------------------------------------------------
-
-    def lost(self, path: str, why: str) -> None:
-        self.reporter.report(
-            "W201",
-            f"`{path}` cannot be expressed for Slurm and was dropped",
-            notes=(why,),
-            field=path,
-            help="keep the information elsewhere, or convert to a scheduler that supports it",
-        )
-
-    def approximated(self, path: str, how: str) -> None:
-        self.reporter.report(
-            "W301",
-            f"`{path}` is approximated for Slurm: {how}",
-            field=path,
-            help="check the converted directive",
-        )
 
     # -- emitting --------------------------------------------------------------------------
 
