@@ -451,10 +451,6 @@ def convert(job: Job, target: str) -> Outcome:
     back, diagnostics = _read_back(job, target, files)
     if back is None or any(d.is_error for d in diagnostics):
         out.unreadable = [d for d in diagnostics if d.is_error]
-        if _no_program(out):
-            # the writer said the target cannot run this job (W201 `spec.execution`: nothing
-            # to run, e.g. a job of `spec.tasks` only on HTCondor): it is not a job there
-            out.refused, out.unreadable = out.unreadable, []
         return out
     fields = [d.field for d in reporter.diagnostics if d.code[:2] in ("W2", "W3") and d.field]
     for path, value in set_leaves(job):
@@ -470,10 +466,6 @@ def convert(job: Job, target: str) -> Outcome:
         if (target, schema_path(path)) not in PENDING:
             out.silent.append(silent)
     return out
-
-
-def _no_program(outcome: Outcome) -> bool:
-    return any(d.code == "W201" and d.field == "spec.execution" for d in outcome.diagnostics)
 
 
 def unnamed(outcome: Outcome) -> list[str]:
@@ -524,7 +516,7 @@ def test_full_reference_sets_every_field() -> None:
 #: the examples a target cannot hold, and why (all the others are written to every target)
 NOT_WRITTEN = {
     # its programs are in `spec.tasks`, which a submit description cannot hold: no `executable`
-    # is left (W201 `spec.execution`) and condor_submit refuses a job without one
+    # is left, and the writer refuses the job as condor_submit would (E103 `spec.execution`)
     ("multi-task-job.yaml", "htcondor"),
 }
 

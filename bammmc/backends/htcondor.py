@@ -44,6 +44,7 @@ from typing import Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     LossReports,
+    refuse_unreadable,
     report_foreign,
     report_priority_rounding,
     report_unsupported,
@@ -256,44 +257,17 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.limits": lost("condor_submit has no option for it"),
         "spec.execution.container.image": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
+            "", ("a universe other than vanilla, container or docker runs no image", "W201")
         ),
         "spec.execution.container.imagePullPolicy": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
+            "", ("only the docker universe takes a pull policy (`always`)", "W201")
         ),
         "spec.execution.container.imagePullSecrets": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
+            "", ("registry credentials are the execute machine's configuration", "W201")
         ),
         "spec.execution.container.command": exact(
             "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
+            ("the job's script or executable is what runs in the image", "W201"),
             (
                 "the command's words after the program are written as `arguments` with the "
                 "args: they read back as args",
@@ -303,10 +277,8 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.container.args": exact(
             "",
             (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
+                "HTCondor runs a named program in the image, not its entrypoint; the job's "
+                "script or executable is what runs in it",
                 "W201",
             ),
             (
@@ -318,24 +290,8 @@ CAPABILITIES: Final = Capabilities(
         "spec.execution.script": exact(
             "",
             ("`$BAMMM_ARRAY_INDEX` is built for htcondor: read from the job ad", "W301"),
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
         ),
-        "spec.execution.executable": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
-        ),
+        "spec.execution.executable": EXACT,
         "spec.execution.arguments": exact(
             "",
             (
@@ -345,24 +301,8 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
         ),
-        "spec.execution.shell": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
-        ),
+        "spec.execution.shell": EXACT,
         "spec.execution.workingDir": exact(
             "",
             (
@@ -372,50 +312,16 @@ CAPABILITIES: Final = Capabilities(
                 ),
                 "W301",
             ),
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
         ),
-        "spec.execution.environment.vars": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
-        ),
+        "spec.execution.environment.vars": EXACT,
         "spec.execution.environment.secrets": lost(
             "Kubernetes secrets and config maps do not exist on HTCondor", by_writer=True
         ),
         "spec.execution.environment.configMaps": lost(
             "Kubernetes secrets and config maps do not exist on HTCondor", by_writer=True
         ),
-        "spec.execution.environment.inheritFromSubmitter": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
-        ),
-        "spec.execution.stdin": exact(
-            "",
-            (
-                (
-                    "the job names no program (no script, executable or container "
-                    "command), and HTCondor needs `executable`: condor"
-                ),
-                "W201",
-            ),
-        ),
+        "spec.execution.environment.inheritFromSubmitter": EXACT,
+        "spec.execution.stdin": EXACT,
         "spec.tasks": lost("condor_submit has no option for it"),
         "spec.gang": lost("condor_submit has no option for it"),
         "spec.array.indices": EXACT,
@@ -687,6 +593,8 @@ class HtcondorWriter(LossReports):
         self.ext = ext.htcondor if ext and ext.htcondor else HtcondorExt()
         self.out = Submit()
         self.written: set[str] = set()
+        #: the field each written command comes from (`refuse_unreadable`)
+        self.fields: dict[str, str] = {}
         self.universe = self.ext.universe
         ex = self.spec.execution
         image = ex.container.image if ex and ex.container and ex.container.image else None
@@ -765,6 +673,8 @@ class HtcondorWriter(LossReports):
             return
         self.out.commands.append((key, text))
         self.written.add(key.lower())
+        if path is not None:
+            self.fields.setdefault(f"{key} = {text}", path)
 
     def put(self, key: str, text: str, path: str) -> None:
         """``key = text`` for portable text (macros escaped). An empty value is not written:
@@ -803,7 +713,10 @@ class HtcondorWriter(LossReports):
 
     def write(self) -> list[OutputFile]:
         submit = self.build()
-        files = [OutputFile(submit.text())]
+        text = submit.text()
+        # a raw value condor_submit refuses (`notification = often`) is not written
+        refuse_unreadable(self.reporter, text, "htcondor", self.fields, "htcondor", "condor_submit")
+        files = [OutputFile(text)]
         if submit.script is not None:
             files.append(OutputFile(submit.script, suffix=".sh", executable=True))
         return files
@@ -892,6 +805,7 @@ class HtcondorWriter(LossReports):
                     "spec.execution.container.args",
                     "HTCondor runs a named program in the image, not its entrypoint",
                 )
+                self.no_program()
             else:
                 self.put("executable", command[0], "spec.execution.container.command")
                 if len(ex.container.command) > 1:
@@ -913,15 +827,26 @@ class HtcondorWriter(LossReports):
         elif ex.shell is not None:
             # HTCondor's `shell` command: a /bin/sh command line instead of executable+arguments
             self.put("shell", ex.shell, "spec.execution.shell")
-        else:  # condor_submit refuses a job without a program (the reader's E103)
-            self.lost(
-                "spec.execution",
-                "the job names no program (no script, executable or container command), and "
-                "HTCondor needs `executable`: condor_submit refuses the file as written",
-            )
+        else:
+            self.no_program()
         if ex.arguments and ex.executable is None and ex.script is None:
             self.lost("spec.execution.arguments", "the job runs no `executable` to pass them to")
         self.container(ex)
+
+    def no_program(self) -> None:
+        """condor_submit refuses a job without a program (the reader's E103): so does the
+        writer, rather than write a file no one can submit."""
+        self.reporter.report(
+            "E103",
+            "the job names no program (no script, executable or container command), and "
+            "HTCondor needs `executable`: condor_submit refuses a submit file without one",
+            field="spec.execution",
+            notes=(
+                "HTCondor runs one program per job, and no image's entrypoint: `spec.tasks` "
+                "and `extensions.slurm.het_components` are not written",
+            ),
+            help="set `spec.execution.script`, `executable` or `container.command`",
+        )
 
     def container(self, ex: Execution) -> None:
         if ex.container is None:

@@ -35,8 +35,19 @@ HEAD = {"apiVersion": "bammm.io/v1alpha1", "kind": "Job"}
 SCRIPT = "#!/bin/bash\nhostname\n"
 
 
-def job_of(spec: dict[str, Any] | None = None, **top: Any) -> Job:
-    doc = {**HEAD, **top, **({"spec": spec} if spec is not None else {})}
+#: what a row's job runs when it names no program (condor_submit refuses a job without one,
+#: and so does the writer: E103)
+PROGRAM = "/bin/app"
+
+
+def job_of(spec: dict[str, Any] | None = None, *, runs: bool = True, **top: Any) -> Job:
+    """The job of a row; one that names no program runs `PROGRAM` (unless not ``runs``)."""
+    spec = dict(spec or {})
+    ex = dict(spec.get("execution") or {})
+    container = ex.get("container") or {}
+    if runs and not ({"script", "executable", "shell"} & ex.keys() or container.get("command")):
+        spec["execution"] = {**ex, "executable": PROGRAM}
+    doc = {**HEAD, **top, "spec": spec}
     job, diags = bammmc.parse(json.dumps(doc), "splat")
     assert job is not None, diags
     return job
@@ -478,9 +489,9 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         set(),
     ),
     (
-        "arguments without a program",
-        {"execution": {"container": {"image": "i", "args": ["x"]}, "arguments": "a"}},
-        [],
+        "arguments without an executable",
+        {"execution": {"container": {"image": "i", "command": ["run"]}, "arguments": "a"}},
+        ["executable = run"],
         {("W201", "spec.execution.arguments")},
     ),
     (
@@ -1015,11 +1026,36 @@ def test_every_loss_names_its_field() -> None:
     assert all(d.field for d in diags)
 
 
-def test_a_job_without_a_program_is_reported() -> None:
-    """condor_submit refuses a job without `executable`: the writer says so (W201)."""
-    files, diags = run({"resources": {"cpusPerTask": 2}})
-    assert "executable" not in files[0].text
-    assert [(d.code, d.field) for d in diags] == [("W201", "spec.execution")]
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"resources": {"cpusPerTask": 2}},
+        # the arguments of an image's entrypoint: HTCondor runs a named program only
+        {"execution": {"container": {"image": "i", "args": ["x"]}, "arguments": "a"}},
+        # the programs of tasks: HTCondor runs one program per job (tasks are not written)
+        {"tasks": [{"name": "a", "execution": {"executable": "/bin/a"}}]},
+    ],
+)
+def test_a_job_without_a_program_is_refused(spec: dict[str, Any]) -> None:
+    """condor_submit refuses a job without `executable`: so does the writer, with an error
+    (E103), so nothing is written (it wrote a file no scheduler takes, with a W201)."""
+    _, diags = bammmc.emit_files(job_of(spec, runs=False), "htcondor")
+    assert [(d.code, d.field) for d in diags if d.is_error] == [("E103", "spec.execution")]
+
+
+#: raw `extensions.htcondor` values that condor_submit (and our reader) refuses: the writer
+#: wrote them as they were, a file no one could submit (found by test_every_string_field)
+UNREADABLE_RAW = [
+    ({"notification": "`touch /tmp/x`"}, "spec.extensions.htcondor.notification"),
+    ({"notification": "often"}, "spec.extensions.htcondor.notification"),
+    ({"commands": {"hold": "perhaps"}}, "spec.extensions.htcondor.commands.hold"),
+]
+
+
+@pytest.mark.parametrize(("ext", "field"), UNREADABLE_RAW)
+def test_a_raw_value_our_reader_refuses_is_an_error(ext: dict[str, Any], field: str) -> None:
+    _, diags = run({"extensions": {"htcondor": ext}})
+    assert [(d.code, d.field) for d in diags if d.is_error] == [("E134", field)]
 
 
 @pytest.mark.parametrize(

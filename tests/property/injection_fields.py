@@ -8,7 +8,9 @@ covered without touching the tests.
 A leaf is a tuple of steps from the document's root: a wire name (``"spec"``), ``"[]"`` (the one
 item of a list), ``"{k}"`` (the key of a map: the leaf *is* the key) or ``"{v}"`` (the value of
 the map's one entry). Its display form is the schema path: ``spec.tasks[].name``,
-``spec.execution.environment.vars{k}``.
+``spec.execution.environment.vars{k}``. Below a free-form map (``dict[str, Any]``: a Flux
+attribute, a Kubernetes toleration) a value may itself be a map or a list: the strings one
+level down are leaves too (``spec.extensions.flux.user_attributes{v}{v}``, ``…{v}[]``).
 """
 
 from __future__ import annotations
@@ -58,12 +60,18 @@ def _walk(t: mi.Type, prefix: Leaf, seen: tuple[type, ...], out: list[Leaf]) -> 
         elif isinstance(option, mi.DictType):
             out.append((*prefix, "{k}"))
             if isinstance(option.value_type, mi.AnyType):
-                out.append((*prefix, "{v}"))
+                _free((*prefix, "{v}"), out)
             else:
                 _walk(option.value_type, (*prefix, "{v}"), seen, out)
-        elif isinstance(option, mi.AnyType):  # free-form data: a string value in it
+        elif isinstance(option, mi.AnyType):  # free-form data: a map of it
             out.append((*prefix, "{k}"))
-            out.append((*prefix, "{v}"))
+            _free((*prefix, "{v}"), out)
+
+
+def _free(prefix: Leaf, out: list[Leaf]) -> None:
+    """The strings of a free-form value (`dict[str, Any]`'s values): the value itself, and
+    one level below it, a key and a value of a map and an item of a list."""
+    out.extend((prefix, (*prefix, "{k}"), (*prefix, "{v}"), (*prefix, "[]")))
 
 
 @functools.cache
@@ -98,7 +106,8 @@ def _type_at(leaf: Leaf) -> list[mi.Type]:
     for step in leaf:
         options = _options(node)
         if step == "[]":
-            node = next(o for o in options if isinstance(o, mi.ListType)).item_type
+            lists = [o for o in options if isinstance(o, mi.ListType)]
+            node = lists[0].item_type if lists else mi.AnyType()
         elif step in ("{k}", "{v}"):
             found = [o for o in options if isinstance(o, mi.DictType)]
             node = found[0].value_type if found else mi.AnyType()
@@ -158,7 +167,7 @@ def document(leaf: Leaf, value: str, *, script: bool = True) -> dict[str, Any]:
             if last:
                 node[KEY] = value
                 return doc
-            node[KEY] = _container(types[i + 1 :], here)
+            node[KEY] = [] if leaf[i + 1] == "[]" else _container(here)
             node = node[KEY]
         else:
             if last:
@@ -167,12 +176,12 @@ def document(leaf: Leaf, value: str, *, script: bool = True) -> dict[str, Any]:
                     node["executable"] = "/bin/" + PLAIN
                 return doc
             if step not in node:
-                node[step] = _container(types[i + 1 :], here)
+                node[step] = _container(here)
             node = node[step]
     return doc
 
 
-def _container(rest: list[mi.Type], t: mi.Type) -> Any:
+def _container(t: mi.Type) -> Any:
     options = _options(t)
     if any(isinstance(o, mi.StructType) for o in options):
         struct = next(o for o in options if isinstance(o, mi.StructType))
