@@ -693,7 +693,7 @@ class FluxWriter(LossReports):
             if template is None:
                 continue
             output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
-        if out.merge_stderr and out.stderr is None and out.stdout is None:
+        if out.merge_stderr and out.stdout is None:  # a named stderr is not written either
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
         elif out.merge_stderr is False and out.stderr is None:
             if out.stdout is not None:  # the shell writes stderr with stdout unless told
