@@ -194,6 +194,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # qsub passes the submitter's environment only with -V
     **{(t, "spec.execution.environment.inheritFromSubmitter"): False for t in ("pbs", "torque")},
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
+    # `flux batch` --env rules start from a copy of the submitter's environment (an implicit
+    # `*`, flux-core job-env-rules); the writer writes `--env=-*` only for `false`
+    ("flux-batch", "spec.execution.environment.inheritFromSubmitter"): True,
     # sbatch writes stderr into the stdout file unless --error names another
     ("slurm", "spec.output.mergeStderr"): True,
     # HTCondor writes stderr into the output file only when `error` names that file

@@ -646,6 +646,15 @@ HONEST_PBS = [
         "torque",
         {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
     ),
+    # memory per CPU on half a CPU rounded up to one: twice the memory per task
+    *[
+        (
+            "{resources: {cpusPerTask: 0.5, memoryPerTask: 2G/cpu}}",
+            target,
+            {("W301", "spec.resources.cpusPerTask"), ("W301", "spec.resources.memoryPerTask")},
+        )
+        for target in ("pbs", "torque")
+    ],
 ]
 
 
