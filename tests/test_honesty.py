@@ -337,6 +337,9 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             get_path(back, f"{parent}.nodes"),
             get_path(back, f"{parent}.tasksPerNode"),
         )
+        # qsub `-l nodes=N` without `ppn` is one processor on each node (PBS: `ncpus=1`)
+        if per_node is None and target in ("pbs", "torque"):
+            per_node = 1
         return nodes is not None and per_node is not None and nodes * per_node == value
     # per node on a target that counts per task (PBS `ngpus`, `mem` of a chunk read per task):
     # the same amount when the node's tasks share it evenly
