@@ -560,11 +560,11 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
         # on that many nodes, at most the first chunk's per node (`2:mpiprocs=4+1:mpiprocs=2`)
         b.set("spec.resources.nodes", sum(c for c, _ in chunks), occ)
         b.set("spec.resources.tasks", sum(c * int(r.get("mpiprocs", "1")) for c, r in chunks), occ)
-        gpus = {r.get("ngpus") for _, r in chunks}
+        per_chunk = {r.get("ngpus") for _, r in chunks}
         shares = {
             Fraction(int(r.get("ngpus", "0")), int(r.get("mpiprocs", "1"))) for _, r in chunks
         }
-        if "ngpus" in res and len(gpus) == 1 and len(shares) > 1:
+        if "ngpus" in res and len(per_chunk) == 1 and len(shares) > 1:
             # the same GPUs in every chunk, whatever its tasks: GPUs per node
             b.set("spec.resources.gpu.count", Count.parse(f"{res['ngpus']}/node"), occ)
 
