@@ -188,6 +188,13 @@ OFF_BY_DEFAULT = {
     "spec.extensions.lsf.nnodes",
 }
 
+#: the scope of each memory option of sbatch kept in `extensions.slurm`
+SLURM_MEMORY = {
+    "spec.extensions.slurm.mem": "node",
+    "spec.extensions.slurm.mem_per_cpu": "cpu",
+    "spec.extensions.slurm.mem_per_gpu": "gpu",
+}
+
 #: What a target does when a field is not given, where the field's value is that: nothing is
 #: written for it, and nothing is read back.
 TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
@@ -299,6 +306,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     ):
         res = get_path(source, parent)
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
+    # sbatch's memory options state their own scope (docs/ir.md: `--mem` per node,
+    # `--mem-per-cpu` per CPU): a size without one is per that
+    if schema in SLURM_MEMORY and isinstance(got, v.Size) and value.scope is None:
+        return got.bytes == value.bytes and got.scope == SLURM_MEMORY[schema]
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
