@@ -186,6 +186,8 @@ OFF_BY_DEFAULT = {
     "spec.extensions.slurm.kill_on_bad_exit",
     "spec.extensions.lsf.autoresizable",
     "spec.extensions.lsf.nnodes",
+    # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
+    "spec.extensions.lsf.mem_limit_hard",
 }
 
 #: the scope of each memory option of sbatch kept in `extensions.slurm`
@@ -213,6 +215,8 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("slurm", "spec.placement.topology"): "free",
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
+    # HTCondor writes the output files anew for each run (the writer's W201 for `append`)
+    ("htcondor", "spec.output.openMode"): "truncate",
     # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again
     # (users-manual/managing-a-job.rst: "Running --> Idle: evicted, will retry")
     ("htcondor", "spec.lifecycle.requeueOnFailure"): True,
