@@ -1572,6 +1572,13 @@ class HtcondorWriter(LossReports):
     def notifications(self) -> None:
         note = self.spec.notifications
         raw = self.ext.notification
+        if raw is not None and raw.strip().lower() not in {k.lower() for k in NOTIFICATIONS}:
+            self.lost(
+                "spec.extensions.htcondor.notification",
+                f"`notification = {raw}` is not Always, Complete, Error, Start or Never: "
+                "condor_submit refuses it",
+            )
+            raw = None
         if note is None or (note.events is None and note.email is None):
             if raw is not None:
                 self.native("notification", raw, "spec.extensions.htcondor.notification")

@@ -355,6 +355,12 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         ["notification = Complete"],
         {("W201", "spec.notifications.events")},
     ),
+    (
+        "a notification value condor_submit refuses is not written",
+        {"extensions": {"htcondor": {"notification": "x.-"}}},
+        [],
+        {("W201", "spec.extensions.htcondor.notification")},
+    ),
     # ── lifecycle ──
     (
         "retries",
