@@ -924,6 +924,12 @@ class HtcondorWriter(LossReports):
         self.container(ex)
 
     def container(self, ex: Execution) -> None:
+        if self.ext.image_command is not None and self.image is None:
+            self.lost(
+                "spec.extensions.htcondor.image_command",
+                "it names the submit command of the container image, and the job has none "
+                "(`execution.container.image`): nothing is written with it",
+            )
         if ex.container is None:
             return
         c = ex.container

@@ -426,6 +426,15 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         set(),
     ),
     (
+        "the image's submit command without an image is not written",
+        {
+            "execution": {"executable": "x"},
+            "extensions": {"htcondor": {"image_command": "docker_image"}},
+        },
+        ["executable = x"],
+        {("W201", "spec.extensions.htcondor.image_command")},
+    ),
+    (
         "an apptainer image",
         {"execution": {"executable": "/bin/date", "container": {"image": "/images/x.sif"}}},
         ["container_image = /images/x.sif"],
