@@ -580,6 +580,12 @@ class FluxWriter(LossReports):
             out["duration"] = kept["duration"]
         elif (self.flux.version or 1) == 1:
             out["duration"] = 0
+            if walltime is not None:  # `unlimited`: RFC 25 has no "no limit" besides 0 (unset)
+                self.approximated(
+                    "spec.schedule.walltime",
+                    "`duration: 0` is written: no limit is set, and the instance's default "
+                    "limit applies if it has one",
+                )
             if self.flux.system is not None:
                 self.approximated(
                     "spec.extensions.flux.system",
