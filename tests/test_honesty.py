@@ -289,10 +289,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # the events of a notification are a set: an event named twice sends one mail
     if leaf == "events" and isinstance(value, list) and isinstance(got, list):
         return set(value) == set(got)
-    # memory per CPU is memory per task over the task's CPUs: a target that states it per
-    # task (Torque `pmem`) writes the product
+    # memory (or disk) per CPU is memory per task over the task's CPUs: a target that states
+    # it per task (Torque `pmem`, HTCondor `request_disk` of a one-CPU slot) writes the product
     if (
-        schema.endswith("resources.memoryPerTask")
+        schema.endswith(("resources.memoryPerTask", "resources.diskPerTask"))
         and isinstance(got, v.Size)
         and value.scope == "cpu"
     ):
