@@ -50,6 +50,7 @@ from bammmc.backends.common import (
 )
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.htcondor import scan
 from bammmc.ir.envvars import compatibility_block, job_ad
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Resources, Spec
 from bammmc.ir.priority import to_native
@@ -905,6 +906,13 @@ class HtcondorWriter(LossReports):
                     self.argument_list(command[1:], "spec.execution.container.args")
                 # the program is inside the image: nothing to send
                 self.cmd("transfer_executable", False, "spec.execution.container.command")
+                if self.image is None:  # no image to run it in: it reads back as the program
+                    for key in ("command", "args") if ex.container.args else ("command",):
+                        self.approximated(
+                            f"spec.execution.container.{key}",
+                            "the job names no image: the command is the job's `executable` "
+                            "(and `arguments`) on the execute machine",
+                        )
                 if ex.shell is not None:
                     self.lost(
                         "spec.execution.shell",
@@ -1783,6 +1791,12 @@ class HtcondorWriter(LossReports):
                 re.match(r"[ \t]*queue\b(?![ \t]*=)", ln, re.I) for ln in lines
             ):
                 self.unwritable(path, "a kept statement", "holds `queue` or an unclosed `if`")
+                continue
+            check = Reporter()
+            scan(block, check)  # the reader's own grammar: what condor_submit would refuse
+            refused = next((d for d in check.diagnostics if d.is_error), None)
+            if refused is not None:
+                self.unwritable(path, "a kept statement", f"is refused: {refused.message}")
                 continue
             self.out.queue += lines
 

@@ -435,6 +435,15 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W201", "spec.extensions.htcondor.image_command")},
     ),
     (
+        "a container command without an image is the job's program",
+        {"execution": {"container": {"command": ["/bin/x"], "args": ["a"]}}},
+        ["executable = /bin/x", "arguments = a"],
+        {
+            ("W301", "spec.execution.container.command"),
+            ("W301", "spec.execution.container.args"),
+        },
+    ),
+    (
         "an apptainer image",
         {"execution": {"executable": "/bin/date", "container": {"image": "/images/x.sif"}}},
         ["container_image = /images/x.sif"],
@@ -1038,9 +1047,9 @@ def test_a_job_without_a_program_is_reported() -> None:
 
 
 @pytest.mark.parametrize(
-    "block", ["queue 5", "if $(X)\n  request_cpus = 2", "if $(X)\nqueue\nendif"]
+    "block", ["queue 5", "if $(X)\n  request_cpus = 2", "if $(X)\nqueue\nendif", "yac"]
 )
-def test_verbatim_cannot_queue_or_leave_an_if_open(block: str) -> None:
+def test_verbatim_cannot_queue_leave_an_if_open_or_be_refused(block: str) -> None:
     spec = {
         "execution": {"executable": "/bin/app"},
         "extensions": {"htcondor": {"verbatim": [block]}},
