@@ -437,7 +437,7 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
     (
         "a container command without an image is the job's program",
         {"execution": {"container": {"command": ["/bin/x"], "args": ["a"]}}},
-        ["executable = /bin/x", "arguments = a"],
+        ["executable = /bin/x", 'arguments = "a"'],
         {
             ("W301", "spec.execution.container.command"),
             ("W301", "spec.execution.container.args"),
