@@ -902,6 +902,8 @@ class PbsWriter(LossReports):
                 scope not in ("task", "node")
                 or whole != per_node
                 or (scope == "task" and self.chunk_is_task)
+                # tasks that do not fill the nodes evenly: GPUs for `tpn` tasks on every node
+                or (scope == "task" and res.tasks is not None and res.tasks != nodes * tpn)
             ):
                 self.approximated(
                     "spec.resources.gpu.count",

@@ -653,6 +653,13 @@ HONEST_PBS = [
         "torque",
         {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
     ),
+    # GPUs per task of tasks that do not fill the nodes evenly (82 on 6 nodes of 14): written
+    # per node for 14 tasks on each
+    (
+        "{resources: {tasks: 82, nodes: 6, gpu: {count: 1}}}",
+        "torque",
+        {("W301", "spec.resources.tasks"), ("W301", "spec.resources.gpu.count")},
+    ),
     # memory per CPU on half a CPU rounded up to one: twice the memory per task
     *[
         (
