@@ -381,6 +381,11 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # an array's throttle is `maxConcurrent` or the `%N` of its indices (SPLAT: they agree)
     if schema == "spec.array.maxConcurrent":
         indices = get_path(back, "spec.array.indices")
+        # an array of one element runs it alone whatever the throttle (HTCondor reads
+        # `max_materialize` of a one-job `queue` as no throttle)
+        asked = get_path(source, "spec.array.indices")
+        if asked is not None and got is None and len(asked) == 1:
+            return True
         return indices is not None and indices.throttle == value
     if schema == "spec.array.indices" and isinstance(got, v.IndexSpec):
         limit = get_path(back, "spec.array.maxConcurrent")
