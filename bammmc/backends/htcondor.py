@@ -574,7 +574,9 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("the portable field was probably edited after the job was read", "W301"),
         ),
-        "spec.extensions.htcondor.image_command": EXACT,
+        "spec.extensions.htcondor.image_command": exact(
+            "", ("the job has no container image to write it with", "W201")
+        ),
         "spec.extensions.htcondor.macros": EXACT,
         "spec.extensions.htcondor.commands": EXACT,
         "spec.extensions.htcondor.verbatim": EXACT,
