@@ -186,6 +186,15 @@ OFF_BY_DEFAULT = {
     "spec.extensions.slurm.kill_on_bad_exit",
     "spec.extensions.lsf.autoresizable",
     "spec.extensions.lsf.nnodes",
+    # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
+    "spec.extensions.lsf.mem_limit_hard",
+}
+
+#: the scope of each memory option of sbatch kept in `extensions.slurm`
+SLURM_MEMORY = {
+    "spec.extensions.slurm.mem": "node",
+    "spec.extensions.slurm.mem_per_cpu": "cpu",
+    "spec.extensions.slurm.mem_per_gpu": "gpu",
 }
 
 #: What a target does when a field is not given, where the field's value is that: nothing is
@@ -194,6 +203,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # qsub passes the submitter's environment only with -V
     **{(t, "spec.execution.environment.inheritFromSubmitter"): False for t in ("pbs", "torque")},
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
+    # `flux batch` --env rules start from a copy of the submitter's environment (an implicit
+    # `*`, flux-core job-env-rules); the writer writes `--env=-*` only for `false`
+    ("flux-batch", "spec.execution.environment.inheritFromSubmitter"): True,
     # sbatch writes stderr into the stdout file unless --error names another
     ("slurm", "spec.output.mergeStderr"): True,
     # HTCondor writes stderr into the output file only when `error` names that file
@@ -203,6 +215,8 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     ("slurm", "spec.placement.topology"): "free",
     # PBS writes new output files; it has no append mode
     **{(t, "spec.output.openMode"): "truncate" for t in ("pbs", "torque")},
+    # HTCondor writes the output files anew for each run (the writer's W201 for `append`)
+    ("htcondor", "spec.output.openMode"): "truncate",
     # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again
     # (users-manual/managing-a-job.rst: "Running --> Idle: evicted, will retry")
     ("htcondor", "spec.lifecycle.requeueOnFailure"): True,
@@ -275,10 +289,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # the events of a notification are a set: an event named twice sends one mail
     if leaf == "events" and isinstance(value, list) and isinstance(got, list):
         return set(value) == set(got)
-    # memory per CPU is memory per task over the task's CPUs: a target that states it per
-    # task (Torque `pmem`) writes the product
+    # memory (or disk) per CPU is memory per task over the task's CPUs: a target that states
+    # it per task (Torque `pmem`, HTCondor `request_disk` of a one-CPU slot) writes the product
     if (
-        schema.endswith("resources.memoryPerTask")
+        schema.endswith(("resources.memoryPerTask", "resources.diskPerTask"))
         and isinstance(got, v.Size)
         and value.scope == "cpu"
     ):
@@ -296,6 +310,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     ):
         res = get_path(source, parent)
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
+    # sbatch's memory options state their own scope (docs/ir.md: `--mem` per node,
+    # `--mem-per-cpu` per CPU): a size without one is per that
+    if schema in SLURM_MEMORY and isinstance(got, v.Size) and value.scope is None:
+        return got.bytes == value.bytes and got.scope == SLURM_MEMORY[schema]
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
@@ -334,6 +352,9 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             get_path(back, f"{parent}.nodes"),
             get_path(back, f"{parent}.tasksPerNode"),
         )
+        # qsub `-l nodes=N` without `ppn` is one processor on each node (PBS: `ncpus=1`)
+        if per_node is None and target in ("pbs", "torque"):
+            per_node = 1
         return nodes is not None and per_node is not None and nodes * per_node == value
     # per node on a target that counts per task (PBS `ngpus`, `mem` of a chunk read per task):
     # the same amount when the node's tasks share it evenly
@@ -360,6 +381,11 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # an array's throttle is `maxConcurrent` or the `%N` of its indices (SPLAT: they agree)
     if schema == "spec.array.maxConcurrent":
         indices = get_path(back, "spec.array.indices")
+        # an array of one element runs it alone whatever the throttle (HTCondor reads
+        # `max_materialize` of a one-job `queue` as no throttle)
+        asked = get_path(source, "spec.array.indices")
+        if asked is not None and got is None and len(asked) == 1:
+            return True
         return indices is not None and indices.throttle == value
     if schema == "spec.array.indices" and isinstance(got, v.IndexSpec):
         limit = get_path(back, "spec.array.maxConcurrent")

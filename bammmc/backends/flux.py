@@ -580,6 +580,12 @@ class FluxWriter(LossReports):
             out["duration"] = kept["duration"]
         elif (self.flux.version or 1) == 1:
             out["duration"] = 0
+            if walltime is not None:  # `unlimited`: RFC 25 has no "no limit" besides 0 (unset)
+                self.approximated(
+                    "spec.schedule.walltime",
+                    "`duration: 0` is written: no limit is set, and the instance's default "
+                    "limit applies if it has one",
+                )
             if self.flux.system is not None:
                 self.approximated(
                     "spec.extensions.flux.system",
@@ -693,7 +699,7 @@ class FluxWriter(LossReports):
             if template is None:
                 continue
             output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
-        if out.merge_stderr and out.stderr is None and out.stdout is None:
+        if out.merge_stderr and out.stdout is None:  # a named stderr is not written either
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
         elif out.merge_stderr is False and out.stderr is None:
             if out.stdout is not None:  # the shell writes stderr with stdout unless told

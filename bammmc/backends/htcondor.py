@@ -51,6 +51,7 @@ from bammmc.backends.common import (
 )
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.frontends.htcondor import scan
 from bammmc.ir.envvars import compatibility_block, job_ad
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Resources, Spec
 from bammmc.ir.priority import to_native
@@ -479,7 +480,9 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("the portable field was probably edited after the job was read", "W301"),
         ),
-        "spec.extensions.htcondor.image_command": EXACT,
+        "spec.extensions.htcondor.image_command": exact(
+            "", ("the job has no container image to write it with", "W201")
+        ),
         "spec.extensions.htcondor.macros": EXACT,
         "spec.extensions.htcondor.commands": EXACT,
         "spec.extensions.htcondor.verbatim": EXACT,
@@ -819,6 +822,13 @@ class HtcondorWriter(LossReports):
                     self.argument_list(command[1:], "spec.execution.container.args")
                 # the program is inside the image: nothing to send
                 self.cmd("transfer_executable", False, "spec.execution.container.command")
+                if self.image is None:  # no image to run it in: it reads back as the program
+                    for key in ("command", "args") if ex.container.args else ("command",):
+                        self.approximated(
+                            f"spec.execution.container.{key}",
+                            "the job names no image: the command is the job's `executable` "
+                            "(and `arguments`) on the execute machine",
+                        )
                 if ex.shell is not None:
                     self.lost(
                         "spec.execution.shell",
@@ -849,6 +859,12 @@ class HtcondorWriter(LossReports):
         )
 
     def container(self, ex: Execution) -> None:
+        if self.ext.image_command is not None and self.image is None:
+            self.lost(
+                "spec.extensions.htcondor.image_command",
+                "it names the submit command of the container image, and the job has none "
+                "(`execution.container.image`): nothing is written with it",
+            )
         if ex.container is None:
             return
         c = ex.container
@@ -1497,6 +1513,13 @@ class HtcondorWriter(LossReports):
     def notifications(self) -> None:
         note = self.spec.notifications
         raw = self.ext.notification
+        if raw is not None and raw.strip().lower() not in {k.lower() for k in NOTIFICATIONS}:
+            self.lost(
+                "spec.extensions.htcondor.notification",
+                f"`notification = {raw}` is not Always, Complete, Error, Start or Never: "
+                "condor_submit refuses it",
+            )
+            raw = None
         if note is None or (note.events is None and note.email is None):
             if raw is not None:
                 self.native("notification", raw, "spec.extensions.htcondor.notification")
@@ -1695,6 +1718,12 @@ class HtcondorWriter(LossReports):
                 re.match(r"[ \t]*queue\b(?![ \t]*=)", ln, re.I) for ln in lines
             ):
                 self.unwritable(path, "a kept statement", "holds `queue` or an unclosed `if`")
+                continue
+            check = Reporter()
+            scan(block, check)  # the reader's own grammar: what condor_submit would refuse
+            refused = next((d for d in check.diagnostics if d.is_error), None)
+            if refused is not None:
+                self.unwritable(path, "a kept statement", f"is refused: {refused.message}")
                 continue
             self.out.queue += lines
 

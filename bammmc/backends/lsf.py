@@ -864,6 +864,11 @@ class LsfWriter(LossReports):
                     "spec.resources.tasks", "`-nnodes` allocates whole nodes; `-n` is refused"
                 )
         else:
+            if ext.nnodes:
+                self.lost(
+                    "spec.extensions.lsf.nnodes",
+                    "`-nnodes` takes a node count, and the job has none (`resources.nodes`)",
+                )
             slots = tasks
             if tpn is not None:
                 ptile = tpn

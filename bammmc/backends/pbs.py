@@ -902,6 +902,8 @@ class PbsWriter(LossReports):
                 scope not in ("task", "node")
                 or whole != per_node
                 or (scope == "task" and self.chunk_is_task)
+                # tasks that do not fill the nodes evenly: GPUs for `tpn` tasks on every node
+                or (scope == "task" and res.tasks is not None and res.tasks != nodes * tpn)
             ):
                 self.approximated(
                     "spec.resources.gpu.count",
@@ -957,6 +959,7 @@ class PbsWriter(LossReports):
                 )
             return mem.bytes
         if scope == "cpu":
+            self.cpus_rounded(res, cpus)
             return mem.bytes * tpn * cpus
         if scope == "job":
             if nodes > 1:
@@ -967,6 +970,15 @@ class PbsWriter(LossReports):
             return -(-mem.bytes // nodes)
         self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per chunk")
         return mem.bytes
+
+    def cpus_rounded(self, res: Resources, cpus: int) -> None:
+        """Memory per CPU on a task's CPUs rounded up to a whole count: more memory per task."""
+        have = res.cpus_per_task.cores if res.cpus_per_task is not None else 1
+        if have != cpus:
+            self.approximated(
+                "spec.resources.memoryPerTask",
+                f"memory per CPU given to {cpus} CPUs per task ({have} rounded up)",
+            )
 
     def torque_placement(self) -> None:
         """Torque has no `place=`: node-exclusive access is `-n`, the rest has no option."""

@@ -989,6 +989,12 @@ class SgeWriter(LossReports):
             exact = Fraction(mem.bytes, per_task)
         elif scope in ("slot", "cpu"):
             exact = Fraction(mem.bytes)
+            have = res.cpus_per_task.cores if res.cpus_per_task is not None else 1
+            if scope == "cpu" and have != per_task:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"memory per CPU given to {per_task} slots per task ({have} CPUs rounded up)",
+                )
         elif scope == "job":
             exact = Fraction(mem.bytes, per_task * tasks)
         elif scope == "node" and res.tasks_per_node is not None:

@@ -744,6 +744,13 @@ def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -
                 f"spec.extensions.slurm.{name.replace('-', '_')}",
                 f"rounded up to whole MiB ({text})",
             )
+        own = {"mem": "node", "mem-per-cpu": "cpu", "mem-per-gpu": "gpu"}[name]
+        if size.scope not in (None, own):
+            w.approximated(
+                f"spec.extensions.slurm.{name.replace('-', '_')}",
+                f"`--{name}` is memory per {own}: {size.bytes} bytes per {size.scope} written "
+                f"per {own}",
+            )
         for _, other, _ in given[1:]:
             w.lost(
                 f"spec.extensions.slurm.{other.replace('-', '_')}",

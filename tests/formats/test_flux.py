@@ -581,6 +581,14 @@ HONEST_FLUX = [
         {"spec.output.stderr": "flux-{job_id}.err"},
     ),
     ("{output: {mergeStderr: false}}", {("W301", "spec.output.mergeStderr")}, {}),
+    # no time limit: `duration: 0` leaves the limit unset (the instance's default)
+    ("{schedule: {walltime: unlimited}}", {("W301", "spec.schedule.walltime")}, {}),
+    # stderr merged into a stdout the job does not name: nothing is written for either
+    (
+        "{output: {stderr: e.log, mergeStderr: true}}",
+        {("W301", "spec.output.stderr"), ("W201", "spec.output.mergeStderr")},
+        {},
+    ),
     # `{{cc}}` (the --cc copy's id) reads back as `{array_index}`
     (
         '{output: {stdout: "o-{array_index}.log"}}',

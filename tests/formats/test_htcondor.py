@@ -302,6 +302,15 @@ READ = [
             extensions={"htcondor": {"clusters": [{"commands": {"arguments": "2"}, "queue": "3"}]}},
         ),
     ),
+    # `output` and `error` naming one file by the writer's index: stderr merged into stdout
+    (
+        "output = o_$INT(bammmc_array_index)\nerror = o_$INT(bammmc_array_index)\n"
+        "queue bammmc_array_index in (1, 3, 7)",
+        spec(
+            array={"indices": "1,3,7"},
+            output={"stdout": "o_{array_index}", "stderr": "o_{array_index}", "mergeStderr": True},
+        ),
+    ),
     (
         "bammmc_array_index = $(Process) * 2 + 1\nqueue 5\narguments = 2\nqueue 2",
         spec(

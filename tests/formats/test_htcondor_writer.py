@@ -366,6 +366,12 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         ["notification = Complete"],
         {("W201", "spec.notifications.events")},
     ),
+    (
+        "a notification value condor_submit refuses is not written",
+        {"extensions": {"htcondor": {"notification": "x.-"}}},
+        [],
+        {("W201", "spec.extensions.htcondor.notification")},
+    ),
     # ── lifecycle ──
     (
         "retries",
@@ -429,6 +435,24 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         },
         ["universe = docker", "executable = /bin/date", "docker_image = alpine"],
         set(),
+    ),
+    (
+        "the image's submit command without an image is not written",
+        {
+            "execution": {"executable": "x"},
+            "extensions": {"htcondor": {"image_command": "docker_image"}},
+        },
+        ["executable = x"],
+        {("W201", "spec.extensions.htcondor.image_command")},
+    ),
+    (
+        "a container command without an image is the job's program",
+        {"execution": {"container": {"command": ["/bin/x"], "args": ["a"]}}},
+        ["executable = /bin/x", 'arguments = "a"'],
+        {
+            ("W301", "spec.execution.container.command"),
+            ("W301", "spec.execution.container.args"),
+        },
     ),
     (
         "an apptainer image",
@@ -1059,9 +1083,9 @@ def test_a_raw_value_our_reader_refuses_is_an_error(ext: dict[str, Any], field: 
 
 
 @pytest.mark.parametrize(
-    "block", ["queue 5", "if $(X)\n  request_cpus = 2", "if $(X)\nqueue\nendif"]
+    "block", ["queue 5", "if $(X)\n  request_cpus = 2", "if $(X)\nqueue\nendif", "yac"]
 )
-def test_verbatim_cannot_queue_or_leave_an_if_open(block: str) -> None:
+def test_verbatim_cannot_queue_leave_an_if_open_or_be_refused(block: str) -> None:
     spec = {
         "execution": {"executable": "/bin/app"},
         "extensions": {"htcondor": {"verbatim": [block]}},

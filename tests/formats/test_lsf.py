@@ -757,6 +757,12 @@ def test_nodes_and_tasks_become_ptile() -> None:
 HONEST_LSF = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
     ("{schedule: {priority: 3}}", "lsf", {("W301", "spec.schedule.priority")}),
+    # `-nnodes` without a node count: -n is written, not -nnodes
+    (
+        "{resources: {tasks: 4}, extensions: {lsf: {nnodes: true}}}",
+        "lsf",
+        {("W201", "spec.extensions.lsf.nnodes")},
+    ),
     (
         "{fileStaging: {checkpointFiles: [a]}}",
         "lsf",

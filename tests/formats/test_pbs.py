@@ -458,12 +458,19 @@ MIXED = [
         {"nodes": 3, "tasks": 10, "tasksPerNode": 4, "cpusPerTask": 2, "memoryPerTask": "2Gi"},
     ),
     ("2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2", {"nodes": 3, "tasks": 10, "tasksPerNode": 4}),
+    # the same GPUs or other resources in each chunk (the writer's amounts per node)
+    (
+        "2:ncpus=4:mpiprocs=4:ngpus=4+1:ncpus=3:mpiprocs=3:ngpus=4",
+        {"nodes": 3, "tasks": 11, "tasksPerNode": 4, "gpu": {"count": "4/node"}},
+    ),
+    ("1:ncpus=4:mpiprocs=4:a=1+1:ncpus=3:mpiprocs=3:a=1", {"nodes": 2, "tasks": 7}),
     # different per task: the first chunk only, no total (pitfall 18: never summed)
     ("1:ncpus=8:mpiprocs=1+4:ncpus=1:mpiprocs=1", {"nodes": 1, "tasksPerNode": 1}),
     ("1:ncpus=2:mem=4gb+1:ncpus=2:mem=8gb", {"nodes": 1}),
     ("1:ncpus=2:mpiprocs=2+2:ncpus=4:mpiprocs=4", {"nodes": 1, "tasksPerNode": 2}),  # first < rest
     ("1:ncpus=4:ngpus=1+1:ncpus=4", {"nodes": 1}),
     ("1:ncpus=4:host=a+1:ncpus=4:host=b", {"nodes": 1}),
+    ("1:ncpus=4:mpiprocs=4:ngpus=4+1:ncpus=3:mpiprocs=3:ngpus=2", {"nodes": 1}),
 ]
 
 
@@ -646,6 +653,22 @@ HONEST_PBS = [
         "torque",
         {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
     ),
+    # GPUs per task of tasks that do not fill the nodes evenly (82 on 6 nodes of 14): written
+    # per node for 14 tasks on each
+    (
+        "{resources: {tasks: 82, nodes: 6, gpu: {count: 1}}}",
+        "torque",
+        {("W301", "spec.resources.tasks"), ("W301", "spec.resources.gpu.count")},
+    ),
+    # memory per CPU on half a CPU rounded up to one: twice the memory per task
+    *[
+        (
+            "{resources: {cpusPerTask: 0.5, memoryPerTask: 2G/cpu}}",
+            target,
+            {("W301", "spec.resources.cpusPerTask"), ("W301", "spec.resources.memoryPerTask")},
+        )
+        for target in ("pbs", "torque")
+    ],
 ]
 
 

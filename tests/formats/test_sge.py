@@ -747,6 +747,12 @@ HONEST_SGE = [
         "sge",
         {("W201", "spec.extensions.sge.memory_resource")},
     ),
+    # memory per CPU on half a CPU rounded up to one slot: twice the memory per task
+    (
+        "{resources: {cpusPerTask: 0.5, memoryPerTask: 2G/cpu}}",
+        "sge",
+        {("W301", "spec.resources.cpusPerTask"), ("W301", "spec.resources.memoryPerTask")},
+    ),
 ]
 
 

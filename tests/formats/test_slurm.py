@@ -705,6 +705,17 @@ def test_memory_written(resources: str, line: str) -> None:
 
 HONEST_SLURM = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # `--mem` is per node, `--mem-per-cpu` per CPU: a size per something else is written so
+    (
+        "{resources: {tasks: 4}, extensions: {slurm: {mem: 1Gi/task}}}",
+        "slurm",
+        {("W301", "spec.extensions.slurm.mem")},
+    ),
+    (
+        "{extensions: {slurm: {mem_per_cpu: 1Gi/node}}}",
+        "slurm",
+        {("W301", "spec.extensions.slurm.mem_per_cpu")},
+    ),
     # a time longer than sbatch holds (it would wrap around) is written as UNLIMITED
     ("{schedule: {walltime: 99999999999}}", "slurm", {("W301", "spec.schedule.walltime")}),
     (

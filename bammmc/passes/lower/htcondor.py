@@ -842,7 +842,10 @@ def _path(
     template = _REF.sub(variable, value)
     field = "stdout" if name == "output" else "stderr"
     b.set(f"spec.output.{field}", Template.parse(template), occ)
-    if other is not None and (other.value or "").strip() == value.strip() and name == "error":
+    # the same file: as written (the writer's array index is rewritten in `value` alone)
+    written = (other.value or "").strip() if other is not None else None
+    same = written is not None and written in (value.strip(), (occ.value or "").strip())
+    if same and name == "error":
         b.set("spec.output.mergeStderr", True, occ)
     return True
 

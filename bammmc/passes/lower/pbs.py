@@ -560,25 +560,33 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
         # on that many nodes, at most the first chunk's per node (`2:mpiprocs=4+1:mpiprocs=2`)
         b.set("spec.resources.nodes", sum(c for c, _ in chunks), occ)
         b.set("spec.resources.tasks", sum(c * int(r.get("mpiprocs", "1")) for c, r in chunks), occ)
+        per_chunk = {r.get("ngpus") for _, r in chunks}
+        shares = {
+            Fraction(int(r.get("ngpus", "0")), int(r.get("mpiprocs", "1"))) for _, r in chunks
+        }
+        if "ngpus" in res and len(per_chunk) == 1 and len(shares) > 1:
+            # the same GPUs in every chunk, whatever its tasks: GPUs per node
+            b.set("spec.resources.gpu.count", Count.parse(f"{res['ngpus']}/node"), occ)
 
 
 def _same_tasks(
     chunks: list[tuple[int, dict[str, str]]], occ: Occurrence, reporter: Reporter
 ) -> bool:
-    """Do the chunks ask for the same per task (CPUs, memory, GPUs), the first holding the
-    most tasks?"""
+    """Do the chunks ask for the same per task (CPUs, memory; GPUs per task or per chunk;
+    other resources per chunk), the first holding the most tasks?"""
 
     def per_task(res: dict[str, str]) -> dict[str, Any] | None:
-        if not set(res) <= MAPPED_CHUNK or not all(
-            is_digits(v) for k, v in res.items() if k != "mem"
-        ):
+        if not all(is_digits(v) for k, v in res.items() if k in MAPPED_CHUNK - {"mem"}):
             return None
         procs = int(res.get("mpiprocs", "1"))
         if procs < 1:
             return None
         out: dict[str, Any] = {"keys": frozenset(res), "omp": res.get("ompthreads")}
-        for key in ("ncpus", "ngpus"):
-            out[key] = Fraction(int(res.get(key, "1" if key == "ncpus" else "0")), procs)
+        # other resources (`a=1`): the same per chunk (the writer's amounts per node)
+        out["other"] = {k: v for k, v in res.items() if k not in MAPPED_CHUNK}
+        out["ncpus"] = Fraction(int(res.get("ncpus", "1")), procs)
+        # GPUs per task, or the same GPUs per chunk (per node: the writer's `gpu.count: N/node`)
+        out["ngpus"] = (Fraction(int(res.get("ngpus", "0")), procs), res.get("ngpus"))
         if "mem" in res:
             try:
                 out["mem"] = Fraction(pbs_size_bytes(res["mem"], occ, reporter), procs)
@@ -595,9 +603,12 @@ def _same_tasks(
         assert shape is not None
         if int(res.get("mpiprocs", "1")) > most:
             return False
-        if any(shape.get(k) != first.get(k) for k in ("keys", "omp", "ncpus", "ngpus", "mem")):
+        if any(shape.get(k) != first.get(k) for k in ("keys", "omp", "ncpus", "mem", "other")):
             return False
-    return True
+    # GPUs: the same per task, or the same per chunk
+    per_task_gpus = {s["ngpus"][0] for s in shapes if s}
+    per_chunk_gpus = {s["ngpus"][1] for s in shapes if s}
+    return len(per_task_gpus) == 1 or len(per_chunk_gpus) == 1
 
 
 def _place(value: str, occ: Occurrence, b: _Builder) -> None:
