@@ -242,7 +242,8 @@ def _tasks_per_node(back: Job, at: str) -> int | None:
     if res is None:
         return None
     if res.tasks_per_node is not None:
-        return int(res.tasks_per_node)
+        # fewer tasks than tasks per node: one node holds them all
+        return int(min(res.tasks_per_node, res.tasks or res.tasks_per_node))
     if res.tasks in (None, 1):
         return 1
     if res.nodes is not None and res.tasks % res.nodes == 0:
