@@ -379,6 +379,15 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             and per_node is not None
             and got.amount == value.amount * per_node
         )
+    # the Flux jobspec writer puts the job's script among the files as `script` (as `flux
+    # batch` does), and its reader reads that entry back with the others: the user's files
+    # are all there, and the extra one is the job's script
+    if schema == "spec.extensions.flux.embeddedFiles" and isinstance(got, dict):
+        return (
+            set(got) - set(value) == {"script"}
+            and {k: got[k] for k in value} == value
+            and get_path(back, "spec.execution.script") is not None
+        )
     # an array's throttle is `maxConcurrent` or the `%N` of its indices (SPLAT: they agree)
     if schema == "spec.array.maxConcurrent":
         indices = get_path(back, "spec.array.indices")
