@@ -391,6 +391,17 @@ def report_priority_rounding(
         )
 
 
+def spec_without_script(job: Any) -> Any:
+    """The spec of a job read back, without its script (a writer's directive lines are in it),
+    for comparing what two outputs set."""
+    if job is None or job.spec is None:
+        return job
+    ex = job.spec.execution
+    if ex is not None:
+        ex = msgspec.structs.replace(ex, script=None)
+    return msgspec.structs.replace(job.spec, execution=ex)
+
+
 def dependency_gap(dep: Any, target: str) -> str:
     """Why a dependency is not written: it has no scheme (`count` alone: wait for N elements
     of an array), names no job, or the target has no such scheme."""

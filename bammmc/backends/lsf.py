@@ -31,6 +31,7 @@ from bammmc.backends.common import (
     report_foreign,
     report_priority_rounding,
     report_unsupported,
+    spec_without_script,
 )
 from bammmc.backends.container import (
     container_losses,
@@ -1546,12 +1547,7 @@ def _read_back_text(text: str, write_options: WriteOptions) -> tuple[Job | None,
 
 
 def _without_script(job: Job | None) -> Any:
-    if job is None or job.spec is None:
-        return job
-    ex = job.spec.execution
-    if ex is not None:
-        ex = msgspec.structs.replace(ex, script=None)
-    return _meaning(msgspec.structs.replace(job.spec, execution=ex))
+    return _meaning(spec_without_script(job))
 
 
 def _field(job: Job | None, path: str) -> Any:

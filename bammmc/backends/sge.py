@@ -27,8 +27,6 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Final
 
-import msgspec
-
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     LossReports,
@@ -39,6 +37,7 @@ from bammmc.backends.common import (
     report_foreign,
     report_shadowed,
     report_unsupported,
+    spec_without_script,
 )
 from bammmc.backends.container import (
     container_losses,
@@ -773,7 +772,7 @@ class SgeWriter(LossReports):
                 field="spec.execution.script",
                 help="indent those lines or change their `#$` (qsub reads `#$` in column 0)",
             )
-        elif _without_script(both) != _without_script(alone):
+        elif spec_without_script(both) != spec_without_script(alone):
             self.approximated(
                 "spec.execution.script",
                 f"the script has `#$` lines (lines {where} of the written script) that qsub "
@@ -1354,16 +1353,6 @@ def write(
     job: Job, reporter: Reporter | None = None, options: WriteOptions | None = None
 ) -> list[OutputFile]:
     return SgeWriter(job, reporter or Reporter(), options or WriteOptions()).write()
-
-
-def _without_script(job: Job | None) -> object:
-    """A job read back, without its script (the `#$` lines are in it), for comparison."""
-    if job is None or job.spec is None:
-        return job
-    ex = job.spec.execution
-    if ex is not None:
-        ex = msgspec.structs.replace(ex, script=None)
-    return msgspec.structs.replace(job.spec, execution=ex)
 
 
 __all__ = ["CAPABILITIES", "SgeWriter", "write"]
