@@ -16,6 +16,8 @@ import shlex
 from fractions import Fraction
 from typing import Any, ClassVar, Final
 
+import msgspec
+
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     LossReports,
@@ -391,7 +393,17 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.checkpoint_interval": lost(
             "bammmc does not write the checkpoint interval (`-c c=MINUTES`) yet"
         ),
-        "spec.extensions.pbs.mpiprocs_per_chunk": EXACT,
+        "spec.extensions.pbs.mpiprocs_per_chunk": exact(
+            "",
+            ("the chunks have `mpiprocs=2` (the tasks per node), not `mpiprocs=4`", "W301"),
+            (
+                (
+                    "no `select` chunk is written (the job asks for no resources of its own), "
+                    "so no chunk holds `mpiprocs=`"
+                ),
+                "W201",
+            ),
+        ),
         "spec.extensions.pbs.ompthreads_per_chunk": exact(
             "", ("the raw chunk request written instead has no `ompthreads`", "W201")
         ),
@@ -456,6 +468,8 @@ class PbsWriter(LossReports):
         self.fields: dict[str, str] = {}
         #: each chunk holds one task (tasks without nodes): per-node amounts do not fit
         self.chunk_is_task = False
+        #: `mpiprocs=` of each `select` chunk built from the IR (None: no chunk was built)
+        self.wrote_mpiprocs: set[int] | None = None
         self.spec = job.spec or Spec()
         ext = self.spec.extensions
         self.ext = ext.pbs if ext and ext.pbs else PbsExt()
@@ -710,7 +724,15 @@ class PbsWriter(LossReports):
         elif ext.nodes is not None and self.DIALECT == "torque":
             self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
         else:
+            mpiprocs = ext.mpiprocs_per_chunk
+            if mpiprocs is not None and res.tasks_per_node is None and res.tasks is None:
+                # the spec's own form of tasks per node (SPLAT §resources: "PBS: mpiprocs per
+                # chunk"): the chunks' shape when the portable fields leave it open
+                if res != Resources():
+                    res = msgspec.structs.replace(res, tasks_per_node=mpiprocs)
             self.chunks(res)
+        if self.DIALECT == "pbs":
+            self.mpiprocs_per_chunk()
         if ext.place is not None and self.DIALECT == "pbs":
             self.opt("l", f"place={ext.place}", "spec.extensions.pbs.place")
         elif self.DIALECT == "pbs":
@@ -752,6 +774,35 @@ class PbsWriter(LossReports):
                 "Torque has no threads per node"
                 if self.DIALECT != "pbs"
                 else "the raw chunk request written instead has no `ompthreads`",
+            )
+
+    def mpiprocs_per_chunk(self) -> None:
+        """Report a raw `extensions.pbs.mpiprocs_per_chunk` the chunks written do not hold."""
+        want = self.ext.mpiprocs_per_chunk
+        if want is None:
+            return
+        path = "spec.extensions.pbs.mpiprocs_per_chunk"
+        raw = self.ext.mixed_chunks or self.ext.select
+        if self.wrote_mpiprocs is not None:
+            if self.wrote_mpiprocs != {want}:
+                got = ", ".join(f"`mpiprocs={n}`" for n in sorted(self.wrote_mpiprocs))
+                self.approximated(
+                    path, f"the chunks have {got} (the tasks per node), not `mpiprocs={want}`"
+                )
+        elif raw is not None:
+            if any(f"mpiprocs={want}" not in term.split(":") for term in raw.split("+")):
+                self.lost(
+                    path,
+                    "the raw chunk request written instead (`extensions.pbs."
+                    f"{'mixed_chunks' if self.ext.mixed_chunks else 'select'}`) does not have "
+                    f"`mpiprocs={want}` in each chunk",
+                )
+        else:
+            self.lost(
+                path,
+                "no `select` chunk is written (the job asks for no resources of its own), so "
+                "no chunk holds `mpiprocs=`",
+                help="set `resources` (nodes, tasks per node) for the chunks",
             )
 
     def chunk_shape(self, res: Resources) -> tuple[int, int, int, tuple[int, int] | None]:
@@ -839,6 +890,7 @@ class PbsWriter(LossReports):
     def chunk(self, count: int, tpn: int, cpus: int, total: int, res: Resources) -> str:
         """One `select` term: ``count`` chunks of ``tpn`` tasks (``total`` chunks in all)."""
         parts = [str(count), f"ncpus={tpn * cpus}", f"mpiprocs={tpn}"]
+        self.wrote_mpiprocs = (self.wrote_mpiprocs or set()) | {tpn}
         if self.ext.ompthreads_per_chunk is not None:
             parts.append(f"ompthreads={self.ext.ompthreads_per_chunk}")
             self.wrote_ompthreads = True

@@ -653,6 +653,28 @@ HONEST_PBS = [
         "torque",
         {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
     ),
+    # PBS Pro: `mpiprocs=` of each chunk is the tasks per node; with no chunk (the job asks
+    # for no resources), or other chunks written, the raw value is not written
+    (
+        "{extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+        "pbs",
+        {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
+    (
+        "{resources: {nodes: 2, tasksPerNode: 3}, extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+        "pbs",
+        {("W301", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
+    (
+        "{extensions: {pbs: {select: '2:ncpus=4:mpiprocs=4', mpiprocs_per_chunk: 3}}}",
+        "pbs",
+        {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
+    (
+        "{tasks: [{name: a, resources: {nodes: 1}}], extensions: {pbs: {mpiprocs_per_chunk: 2}}}",
+        "pbs",
+        {("W201", "spec.extensions.pbs.mpiprocs_per_chunk")},
+    ),
     # GPUs per task of tasks that do not fill the nodes evenly (82 on 6 nodes of 14): written
     # per node for 14 tasks on each
     (
@@ -677,3 +699,26 @@ def test_silent_losses_are_reported(
     spec_yaml: str, target: str, expected: set[tuple[str, str]]
 ) -> None:
     assert expected <= losses(spec_yaml, target)
+
+
+@pytest.mark.parametrize(
+    ("spec_yaml", "select"),
+    [
+        # the raw `mpiprocs_per_chunk` shapes the chunks the portable fields leave open
+        (
+            "{resources: {nodes: 2}, extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+            "2:ncpus=4:mpiprocs=4",
+        ),
+        # the same number in both: nothing to report
+        (
+            "{resources: {nodes: 2, tasksPerNode: 4}, extensions: {pbs: {mpiprocs_per_chunk: 4}}}",
+            "2:ncpus=4:mpiprocs=4",
+        ),
+    ],
+)
+def test_mpiprocs_per_chunk_is_written(spec_yaml: str, select: str) -> None:
+    job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
+    assert job is not None
+    text, diags = bammmc.emit(job, "pbs")
+    assert f"#PBS -l select={select}\n" in text
+    assert not [d for d in diags if d.field == "spec.extensions.pbs.mpiprocs_per_chunk"]
