@@ -753,7 +753,9 @@ class PbsWriter(LossReports):
                     "the job-wide `-l mem` is Torque's; PBS Pro states memory per `select` chunk",
                 )
         elif ext.mem is not None:
-            self.opt("l", f"mem={pbs_size(ext.mem.bytes)}")
+            self.opt(
+                "l", f"mem={pbs_size(self.job_memory(ext.mem, res))}", "spec.extensions.pbs.mem"
+            )
         chunked = any(line.startswith(("#PBS -l select=", "#PBS -l place=")) for line in self.lines)
         for name, value in (ext.resources or {}).items():
             path = f"spec.extensions.pbs.resources.{name}"
@@ -990,6 +992,44 @@ class PbsWriter(LossReports):
                         f"ppn={tpn * cpus} counts {tpn} tasks × {cpus} CPUs per node; Torque "
                         "reads it as processors, not tasks",
                     )
+
+    def job_memory(self, mem: Size, res: Resources) -> int:
+        """Torque's `-l mem` is the whole job's memory: a raw value stated per node, task or
+        CPU is multiplied out when the job's count of them is known (W301 either way, as it
+        reads back per job)."""
+        scope = mem.scope or "job"
+        if scope == "job":
+            return mem.bytes
+        cores = res.cpus_per_task.cores if res.cpus_per_task is not None else Fraction(1)
+        # unset counts as SPLAT defaults them: one task; one node for one task
+        tasks = res.tasks
+        if tasks is None and res.nodes is not None and res.tasks_per_node is not None:
+            tasks = res.nodes * res.tasks_per_node
+        elif tasks is None and res.nodes is None:
+            tasks = 1
+        nodes = res.nodes if res.nodes is not None else (1 if tasks == 1 else None)
+        count: Fraction | None = {
+            "node": Fraction(nodes) if nodes is not None else None,
+            "task": Fraction(tasks) if tasks is not None else None,
+            "cpu": tasks * cores if tasks is not None else None,
+        }.get(scope)
+        path = "spec.extensions.pbs.mem"
+        if count is None:
+            self.approximated(
+                path,
+                f"{mem} written as the whole job's memory: Torque's `-l mem` is per job, and "
+                f"the job does not say how many {'CPUs' if scope == 'cpu' else scope + 's'} it "
+                "has",
+            )
+            return mem.bytes
+        total = mem.bytes * count
+        whole = -(-total.numerator // total.denominator)
+        self.approximated(
+            path,
+            f"{mem} written as the whole job's {whole} bytes ({count} × {mem.bytes}): Torque's "
+            "`-l mem` is per job",
+        )
+        return whole
 
     def per_chunk(self, mem: Size, tpn: int, cpus: int, nodes: int, res: Resources) -> int:
         scope = mem.scope or "task"

@@ -341,7 +341,16 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.extensions.pbs.cput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
         "spec.extensions.pbs.pcput": exact("", ("`unlimited`: the queue's limit applies", "W201")),
-        "spec.extensions.pbs.mem": EXACT,
+        "spec.extensions.pbs.mem": exact(
+            "",
+            (
+                (
+                    "64G/node written as the whole job's 128000000000 bytes (2 × 64000000000): "
+                    "Torque's `-l mem` is per job"
+                ),
+                "W301",
+            ),
+        ),
         "spec.extensions.pbs.resources": EXACT,
         "spec.extensions.pbs.join": EXACT,
         "spec.extensions.pbs.keep": EXACT,

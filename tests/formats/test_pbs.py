@@ -517,6 +517,22 @@ HONEST_PBS = [
         {("W301", "spec.extensions.pbs.mem")},
     ),
     ("{extensions: {pbs: {mem: 4gb/job}}}", "pbs", {("W201", "spec.extensions.pbs.mem")}),
+    # Torque's `-l mem` is the whole job's: a raw value per node (task, CPU) is multiplied
+    # out, or written as it is when the count is unknown, and reads back per job either way
+    *[
+        (
+            f"{{{res}extensions: {{pbs: {{mem: {mem}}}}}}}",
+            "torque",
+            {("W301", "spec.extensions.pbs.mem")},
+        )
+        for res, mem in (
+            ("resources: {nodes: 2}, ", "64G/node"),
+            ("", "64G/node"),
+            ("resources: {tasks: 4, cpusPerTask: 2}, ", "1G/cpu"),
+            ("resources: {cpusPerTask: 2}, ", "1G/cpu"),
+            ("resources: {tasks: 4}, ", "1G/node"),
+        )
+    ],
     # raw resources the reader reads as fields of their own, and chunk resources qsub refuses
     # beside `select` ("-lresource=" cannot be used with "select" or "place")
     (
@@ -722,3 +738,19 @@ def test_mpiprocs_per_chunk_is_written(spec_yaml: str, select: str) -> None:
     text, diags = bammmc.emit(job, "pbs")
     assert f"#PBS -l select={select}\n" in text
     assert not [d for d in diags if d.field == "spec.extensions.pbs.mpiprocs_per_chunk"]
+
+
+@pytest.mark.parametrize(
+    ("spec_yaml", "mem"),
+    [
+        ("{resources: {nodes: 2}, extensions: {pbs: {mem: 64G/node}}}", "125000000kb"),
+        ("{resources: {tasks: 4, cpusPerTask: 2}, extensions: {pbs: {mem: 1G/cpu}}}", "7812500kb"),
+        ("{extensions: {pbs: {mem: 4gb/job}}}", "4gb"),
+        ("{resources: {cpusPerTask: 2}, extensions: {pbs: {mem: 1G/cpu}}}", "1953125kb"),
+    ],
+)
+def test_torque_job_memory_is_the_whole_jobs(spec_yaml: str, mem: str) -> None:
+    job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
+    assert job is not None
+    text, _ = bammmc.emit(job, "torque")
+    assert f"#PBS -l mem={mem}\n" in text
