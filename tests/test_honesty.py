@@ -203,6 +203,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # qsub passes the submitter's environment only with -V
     **{(t, "spec.execution.environment.inheritFromSubmitter"): False for t in ("pbs", "torque")},
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
+    # Grid Engine sends no warning signals unless `-notify` is given (qsub(1), `-notify`);
+    # a flag: `notify: false` is its absence
+    ("sge", "spec.extensions.sge.notify"): False,
     # `flux batch` --env rules start from a copy of the submitter's environment (an implicit
     # `*`, flux-core job-env-rules); the writer writes `--env=-*` only for `false`
     ("flux-batch", "spec.execution.environment.inheritFromSubmitter"): True,
@@ -311,6 +314,16 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     ):
         res = get_path(source, parent)
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
+    # memory per node written as the `mem` of a job's one `select` chunk reads back per chunk:
+    # a chunk is on one node, and the job has no other chunk, so the same memory on its node
+    if (
+        schema.endswith("resources.memoryPerTask")
+        and isinstance(got, v.Size)
+        and value.scope == "node"
+        and got.scope == "chunk"
+        and got.bytes == value.bytes
+    ):
+        return get_path(back, f"{parent}.nodes") in (None, 1)
     # sbatch's memory options state their own scope (docs/ir.md: `--mem` per node,
     # `--mem-per-cpu` per CPU): a size without one is per that
     if schema in SLURM_MEMORY and isinstance(got, v.Size) and value.scope is None:

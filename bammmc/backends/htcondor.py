@@ -365,6 +365,13 @@ CAPABILITIES: Final = Capabilities(
         "spec.output.mergeStderr": exact(
             "",
             ("without `output` and `error` HTCondor keeps neither stream (/dev/null)", "W201"),
+            (
+                (
+                    "`output` and `error` name the same file, so both streams go into it: they "
+                    "are merged"
+                ),
+                "W301",
+            ),
         ),
         "spec.output.openMode": exact(
             "",
@@ -1053,6 +1060,14 @@ class HtcondorWriter(LossReports):
                 stderr = self.path(out.stderr, "spec.output.stderr")
                 if stderr is not None:
                     self.cmd("error", stderr, "spec.output.stderr")
+                if out.merge_stderr is False and stderr is not None and stderr == stdout:
+                    # `output` = `error` is one file that receives both streams (and bammmc's
+                    # reader reads it so): merged, whatever `mergeStderr: false` says
+                    self.approximated(
+                        "spec.output.mergeStderr",
+                        "`output` and `error` name the same file, so both streams go into it: "
+                        "they are merged",
+                    )
                 if out.merge_stderr:
                     self.approximated(
                         "spec.output.mergeStderr",

@@ -978,7 +978,14 @@ class PbsWriter(LossReports):
         self.opt("l", "nodes=" + ":".join(spec), "spec.resources")
         if res.memory_per_task is not None:
             mem = res.memory_per_task
-            per_task = self.per_chunk(mem, tpn, cpus, nodes, res) // tpn
+            node_bytes = self.per_chunk(mem, tpn, cpus, nodes, res)
+            per_task = -(-node_bytes // tpn)
+            if per_task * tpn != node_bytes:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"{node_bytes} bytes per node over {tpn} tasks rounded up to {per_task} bytes "
+                    "per task (`pmem`)",
+                )
             self.opt("l", f"pmem={pbs_size(per_task)}", "spec.resources.memoryPerTask")
         if cpus > 1:
             self.approximated(

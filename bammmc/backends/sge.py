@@ -529,6 +529,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.sge.pe_slots": exact(
             "",
             ("the portable field was probably edited after the job was read", "W301"),
+            ("no parallel environment is requested: a slot range goes with `-pe NAME`", "W201"),
         ),
         "spec.extensions.sge.memory_resource": exact(
             "", ("without `resources.memoryPerTask`: nothing is written with it", "W201")
@@ -932,6 +933,13 @@ class SgeWriter(LossReports):
                     count = ext.pe_slots
             if count:
                 self.opt("pe", name, count, path="spec.resources")
+        elif ext.pe_slots is not None:
+            self.lost(
+                "spec.extensions.sge.pe_slots",
+                "no parallel environment is requested (no `extensions.sge.pe`, and one task of "
+                "one CPU): a slot range goes with `-pe NAME`",
+                help="set `extensions.sge.pe` to the parallel environment the slots are for",
+            )
         mem = res.memory_per_task
         if mem is None and ext.memory_resource is not None:
             self.lost(

@@ -549,6 +549,15 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.output.mergeStderr")},
     ),
     (
+        "separate streams naming the same file: one file holds both, merged",
+        {
+            "execution": {"executable": "/bin/x"},
+            "output": {"stdout": "o.log", "stderr": "o.log", "mergeStderr": False},
+        },
+        ["output = o.log", "error = o.log"],
+        {("W301", "spec.output.mergeStderr")},
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],

@@ -517,6 +517,12 @@ HONEST_PBS = [
         {("W301", "spec.extensions.pbs.mem")},
     ),
     ("{extensions: {pbs: {mem: 4gb/job}}}", "pbs", {("W201", "spec.extensions.pbs.mem")}),
+    # memory per node over tasks that do not divide it: `pmem` rounded up
+    (
+        "{resources: {memoryPerTask: 64G/node, tasksPerNode: 679}}",
+        "torque",
+        {("W301", "spec.resources.memoryPerTask")},
+    ),
     # Torque's `-l mem` is the whole job's: a raw value per node (task, CPU) is multiplied
     # out, or written as it is when the count is unknown, and reads back per job either way
     *[
@@ -754,3 +760,12 @@ def test_torque_job_memory_is_the_whole_jobs(spec_yaml: str, mem: str) -> None:
     assert job is not None
     text, _ = bammmc.emit(job, "torque")
     assert f"#PBS -l mem={mem}\n" in text
+
+
+def test_torque_pmem_rounds_up() -> None:
+    """Memory per node over tasks that do not divide it: never less memory than asked."""
+    spec_yaml = "{resources: {memoryPerTask: 64G/node, tasksPerNode: 679}}"
+    job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
+    assert job is not None
+    text, _ = bammmc.emit(job, "torque")
+    assert "#PBS -l pmem=94256260b\n" in text  # 64e9 / 679 = 94256259.2

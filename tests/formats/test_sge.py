@@ -714,6 +714,15 @@ def test_priority_uses_the_priority_band() -> None:
 
 HONEST_SGE = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # a slot range without a parallel environment to go with (one task of one CPU)
+    *[
+        (
+            f"{{extensions: {{sge: {{pe_slots: '{slots}'}}}}}}",
+            "sge",
+            {("W201", "spec.extensions.sge.pe_slots")},
+        )
+        for slots in ("0", "4", "2-8")
+    ],
     # tasks of several CPUs in an MPI PE: the slots read back as tasks of one CPU, and the
     # memory per slot as theirs
     (
