@@ -185,6 +185,10 @@ OFF_BY_DEFAULT = {
     "spec.extensions.slurm.contiguous",
     "spec.extensions.slurm.kill_on_bad_exit",
     "spec.extensions.lsf.autoresizable",
+    # qsub(1) flags without a value: no warning signals without `-notify`, and the job runs
+    # in the home directory without `-cwd`
+    "spec.extensions.sge.notify",
+    "spec.extensions.sge.cwd",
     "spec.extensions.lsf.nnodes",
     # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
     "spec.extensions.lsf.mem_limit_hard",
@@ -203,9 +207,6 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # qsub passes the submitter's environment only with -V
     **{(t, "spec.execution.environment.inheritFromSubmitter"): False for t in ("pbs", "torque")},
     ("sge", "spec.execution.environment.inheritFromSubmitter"): False,
-    # Grid Engine sends no warning signals unless `-notify` is given (qsub(1), `-notify`);
-    # a flag: `notify: false` is its absence
-    ("sge", "spec.extensions.sge.notify"): False,
     # `flux batch` --env rules start from a copy of the submitter's environment (an implicit
     # `*`, flux-core job-env-rules); the writer writes `--env=-*` only for `false`
     ("flux-batch", "spec.execution.environment.inheritFromSubmitter"): True,
@@ -290,8 +291,9 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # writer adds it to a script that lacks it. The shell runs the same commands.
     if leaf == "script" and isinstance(value, str) and isinstance(got, str):
         return got == value + "\n"
-    # the events of a notification are a set: an event named twice sends one mail
-    if leaf == "events" and isinstance(value, list) and isinstance(got, list):
+    # the events of a notification are a set: an event named twice sends one mail; a
+    # variable unset twice is unset
+    if leaf in ("events", "env_unset") and isinstance(value, list) and isinstance(got, list):
         return set(value) == set(got)
     # memory (or disk) per CPU is memory per task over the task's CPUs: a target that states
     # it per task (Torque `pmem`, HTCondor `request_disk` of a one-CPU slot) writes the product
@@ -383,6 +385,17 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
             and other * per_node == one
         ):
             return True
+    # GPUs per task that a `select` chunk's tasks do not share in whole GPUs (0.5 each over
+    # 100 tasks: `ngpus=50`) read back per chunk: the same GPUs when each chunk holds the
+    # tasks per node read back
+    if (
+        schema.endswith("resources.gpu.count")
+        and isinstance(got, v.Count)
+        and got.scope == "chunk"
+        and (value.scope or "task") == "task"
+    ):
+        per_chunk = get_path(back, f"{parent.rsplit('.', 1)[0]}.tasksPerNode")
+        return per_chunk is not None and value.amount * per_chunk == got.amount
     # GPUs per task on a target that counts them per node: the same GPUs
     if schema.endswith("resources.gpu.count") and isinstance(got, v.Count):
         per_node = _tasks_per_node(source, parent.rsplit(".", 1)[0])

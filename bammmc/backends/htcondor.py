@@ -1375,7 +1375,7 @@ class HtcondorWriter(LossReports):
                 total = gpu.count.amount
             per_slot = total / self.slots()
             whole = -(-per_slot.numerator // per_slot.denominator)
-            if per_slot != gpu.count.amount and (gpu.count.scope or "task") == "task":
+            if per_slot != gpu.count.amount:  # per task, or per node of several nodes
                 self.per_job(path, f"{per_slot} GPUs")
             if whole != per_slot:
                 self.approximated(path, f"{per_slot} GPUs rounded up to {whole}")

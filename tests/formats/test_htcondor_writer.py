@@ -558,6 +558,15 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.output.mergeStderr")},
     ),
     (
+        "GPUs per node of several nodes: the one slot's GPUs",
+        {
+            "execution": {"executable": "/bin/x"},
+            "resources": {"nodes": 3, "tasksPerNode": 1, "gpu": {"count": "4/node"}},
+        },
+        ["request_gpus = 12"],
+        {("W301", "spec.resources.gpu.count")},
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],
