@@ -140,6 +140,21 @@ def refuse_nul(job: Job, fmt: Format, reporter: Reporter) -> None:
             )
 
 
+def _without_empty_name(job: Job, reporter: Reporter) -> Job:
+    """An empty `metadata.name` is no name: none is written, with a W201 (bsub refuses an
+    empty `-J`, and the writers used to disagree: `--job-name=""`, or nothing, silently)."""
+    if job.metadata is None or job.metadata.name != "":
+        return job
+    reporter.report(
+        "W201",
+        "`metadata.name` is empty, and an empty job name is not written",
+        notes=("the scheduler names the job itself (after its script or program)",),
+        field="metadata.name",
+        help="give the job a name, or leave `metadata.name` out",
+    )
+    return msgspec.structs.replace(job, metadata=msgspec.structs.replace(job.metadata, name=None))
+
+
 def emit_job(
     job: Job,
     fmt: Format,
@@ -151,16 +166,17 @@ def emit_job(
     source text that set it, from ``source_map``."""
     own = Reporter(reporter.file)
     options = options or WriteOptions()
+    target = job if fmt.name == "splat" else _without_empty_name(job, own)
     files: list[OutputFile]
     if options.preserve:
 
         def write(opts: WriteOptions, rep: Reporter) -> list[OutputFile]:
-            written: list[OutputFile] = fmt.writer().write(job, rep, opts)
+            written: list[OutputFile] = fmt.writer().write(target, rep, opts)
             return written
 
         files = preserve.embed(job, fmt, write, options, own)
     else:
-        files = fmt.writer().write(job, own, options)
+        files = fmt.writer().write(target, own, options)
     if fmt.name != "splat":
         refuse_nul(job, fmt, own)
     for diag in own.diagnostics:

@@ -18,6 +18,7 @@ is one explicit rule below (`_unwrap` and `carried`), with the reason.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -185,13 +186,13 @@ OFF_BY_DEFAULT = {
     "spec.extensions.slurm.contiguous",
     "spec.extensions.slurm.kill_on_bad_exit",
     "spec.extensions.lsf.autoresizable",
+    "spec.extensions.lsf.nnodes",
+    # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
+    "spec.extensions.lsf.mem_limit_hard",
     # qsub(1) flags without a value: no warning signals without `-notify`, and the job runs
     # in the home directory without `-cwd`
     "spec.extensions.sge.notify",
     "spec.extensions.sge.cwd",
-    "spec.extensions.lsf.nnodes",
-    # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
-    "spec.extensions.lsf.mem_limit_hard",
 }
 
 #: the scope of each memory option of sbatch kept in `extensions.slurm`
@@ -502,6 +503,25 @@ class Outcome:
     output: str = ""
 
 
+def _after_dropped(path: str, dropped: list[str]) -> str:
+    """``path`` with its first list index lowered by the elements before it that were
+    dropped whole (`spec.dependencies[1].scheme` is `[0]` when `spec.dependencies[0]` was).
+
+    >>> _after_dropped("spec.dependencies[2].scheme", ["spec.dependencies[0]"])
+    'spec.dependencies[1].scheme'
+    """
+    match = re.search(r"\[(\d+)\]", path)
+    if match is None:
+        return path
+    head, index = path[: match.start()], int(match.group(1))
+    gone = sum(
+        1
+        for f in dropped
+        if (m := re.fullmatch(re.escape(head) + r"\[(\d+)\]", f)) and int(m.group(1)) < index
+    )
+    return f"{head}[{index - gone}]{path[match.end() :]}"
+
+
 def convert(job: Job, target: str) -> Outcome:
     reporter = Reporter()
     files = emit_job(job, FORMATS[target], reporter, None, WriteOptions())
@@ -515,9 +535,14 @@ def convert(job: Job, target: str) -> Outcome:
         out.unreadable = [d for d in diagnostics if d.is_error]
         return out
     fields = [d.field for d in reporter.diagnostics if d.code[:2] in ("W2", "W3") and d.field]
+    dropped = [d.field for d in reporter.diagnostics if d.code[:2] == "W2" and d.field]
     for path, value in set_leaves(job):
         got = get_path(back, path)
         if got is not None and same(value, got):
+            continue
+        # an element of a list after one the writer dropped (W201) is one place earlier
+        moved = _after_dropped(path, dropped)
+        if moved != path and same(value, get_path(back, moved)):
             continue
         if carried(target, path, value, job, back):
             continue
@@ -641,3 +666,17 @@ def test_generated_jobs(target: str, job: Job) -> None:
         + "--- output:\n"
         + outcome.output
     )
+
+
+@pytest.mark.parametrize("target", [t for t in TARGETS if t != "splat"])
+def test_an_empty_name_is_no_name(target: str) -> None:
+    """`metadata.name: ""` is not written (no scheduler takes an empty job name), and says so;
+    with --preserve it comes back."""
+    text = "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata: {name: ''}\nspec:\n"
+    job, _ = bammmc.parse(text + "  execution: {executable: /bin/true}\n", "splat")
+    assert job is not None
+    out = convert(job, target)
+    assert ("W201", "metadata.name") in {(d.code, d.field) for d in out.diagnostics}
+    assert not out.unreadable and not out.silent
+    back, _ = bammmc.parse(bammmc.emit(job, target, preserve=True)[0], target)
+    assert back is not None and back.metadata is not None and back.metadata.name == ""
