@@ -725,11 +725,16 @@ class PbsWriter(LossReports):
             self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
         else:
             mpiprocs = ext.mpiprocs_per_chunk
-            if mpiprocs is not None and res.tasks_per_node is None and res.tasks is None:
+            if (
+                self.DIALECT == "pbs"
+                and mpiprocs is not None
+                and res.tasks_per_node is None
+                and res.tasks is None
+                and res != Resources()
+            ):
                 # the spec's own form of tasks per node (SPLAT §resources: "PBS: mpiprocs per
                 # chunk"): the chunks' shape when the portable fields leave it open
-                if res != Resources():
-                    res = msgspec.structs.replace(res, tasks_per_node=mpiprocs)
+                res = msgspec.structs.replace(res, tasks_per_node=mpiprocs)
             self.chunks(res)
         if self.DIALECT == "pbs":
             self.mpiprocs_per_chunk()

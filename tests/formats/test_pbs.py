@@ -769,3 +769,13 @@ def test_torque_pmem_rounds_up() -> None:
     assert job is not None
     text, _ = bammmc.emit(job, "torque")
     assert "#PBS -l pmem=94256260b\n" in text  # 64e9 / 679 = 94256259.2
+
+
+def test_torque_does_not_take_mpiprocs_per_chunk_as_processors() -> None:
+    """Torque reports the raw `mpiprocs` lost (W201): it must not write it as `ppn` either."""
+    spec_yaml = "{resources: {nodes: 2}, extensions: {pbs: {mpiprocs_per_chunk: 4}}}"
+    job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
+    assert job is not None
+    text, diags = bammmc.emit(job, "torque")
+    assert "#PBS -l nodes=2\n" in text
+    assert ("W201", "spec.extensions.pbs.mpiprocs_per_chunk") in {(d.code, d.field) for d in diags}
