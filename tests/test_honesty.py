@@ -242,6 +242,10 @@ ELEMENTS_SHARE_THE_JOB_ID = {"lsf", "sge", "htcondor"}
 OWN = {"torque": "pbs", "flux-batch": "flux"}
 
 
+def _amount(value: v.Size | v.Count) -> Any:
+    return value.bytes if isinstance(value, v.Size) else value.amount
+
+
 def _tasks_per_node(back: Job, at: str) -> int | None:
     res = get_path(back, at)
     if res is None:
@@ -306,16 +310,16 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         cpus = get_path(source, f"{parent}.cpusPerTask")
         n = cpus.cores if cpus is not None else 1
         return (got.scope or "task") == "task" and got.bytes == value.bytes * n
-    # memory per job of a job of one task is that task's memory (Grid Engine `-pe smp C`
-    # with memory per slot reads back per task)
+    # memory (GPUs) per job of a job of one task is that task's (Grid Engine `-pe smp C` with
+    # memory per slot, PBS `ngpus` of the one chunk read back per task)
     if (
-        schema.endswith("resources.memoryPerTask")
-        and isinstance(got, v.Size)
+        schema.endswith(("resources.memoryPerTask", "resources.gpu.count"))
+        and isinstance(got, (v.Size, v.Count))
         and value.scope == "job"
         and (got.scope or "task") == "task"
-        and got.bytes == value.bytes
+        and same(_amount(got), _amount(value))
     ):
-        res = get_path(source, parent)
+        res = get_path(source, parent if "gpu" not in schema else parent.rsplit(".", 1)[0])
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
     # memory per node written as the `mem` of a job's one `select` chunk reads back per chunk:
     # a chunk is on one node, and the job has no other chunk, so the same memory on its node

@@ -1319,12 +1319,22 @@ class HtcondorWriter(LossReports):
         for key in ("retry_request_memory", "retry_request_disk"):
             sizes = getattr(self.ext, key)
             if sizes:
-                texts = [size_text(s.bytes, BASE_UNIT[key]) for s in sizes]
-                if any(written != s.bytes for (_, written), s in zip(texts, sizes, strict=True)):
-                    self.approximated(
-                        f"spec.extensions.htcondor.{key}", "sizes rounded up to whole base units"
-                    )
-                self.native(key, ", ".join(t for t, _ in texts), f"spec.extensions.htcondor.{key}")
+                path = f"spec.extensions.htcondor.{key}"
+                amounts = []
+                for size in sizes:
+                    # the slot's amounts, as `request_*`: a size per task, CPU or node is the
+                    # slot's share of it (a scope-less size is the slot's already)
+                    if size.scope is None:
+                        amounts.append(size.bytes)
+                        continue
+                    share = self.per_slot(Fraction(size.bytes), size.scope, "job", path)
+                    whole = -(-share.numerator // share.denominator)
+                    self.approximated(path, f"`{size}` written as the slot's {whole} bytes")
+                    amounts.append(whole)
+                texts = [size_text(n, BASE_UNIT[key]) for n in amounts]
+                if any(written != n for (_, written), n in zip(texts, amounts, strict=True)):
+                    self.approximated(path, "sizes rounded up to whole base units")
+                self.native(key, ", ".join(t for t, _ in texts), path)
 
     def shape(self) -> None:
         res = self.res

@@ -502,6 +502,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.max_tasks": exact(
             "",
             ("the maximum of 64 slots is below the 512 tasks asked for", "W201"),
+            ("`-nnodes` allocates whole nodes; `-n` is refused", "W201"),
         ),
         "spec.extensions.lsf.nnodes": EXACT,
         "spec.extensions.lsf.alloc_flags": EXACT,
@@ -864,6 +865,11 @@ class LsfWriter(LossReports):
                 self.lost(
                     "spec.resources.tasks", "`-nnodes` allocates whole nodes; `-n` is refused"
                 )
+            if ext.max_tasks is not None:
+                self.lost(
+                    "spec.extensions.lsf.max_tasks",
+                    "`-nnodes` allocates whole nodes; `-n` is refused",
+                )
         else:
             if ext.nnodes:
                 self.lost(
@@ -905,6 +911,9 @@ class LsfWriter(LossReports):
                     )
                     top = None
                 self.opt("n", f"{slots},{top}" if top else slots, "spec.resources.tasks")
+            elif ext.max_tasks is not None:
+                # no task count: bsub's minimum is one task (`-n 1,MAX`)
+                self.opt("n", f"1,{ext.max_tasks}", "spec.extensions.lsf.max_tasks")
         if ext.resreq:
             strings = list(ext.resreq)
             for text in strings:

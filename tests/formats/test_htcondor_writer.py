@@ -567,6 +567,16 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.resources.gpu.count")},
     ),
     (
+        "retry sizes per CPU: the slot's share",
+        {
+            "execution": {"executable": "/bin/x"},
+            "resources": {"cpusPerTask": 4},
+            "extensions": {"htcondor": {"retry_request_disk": ["2G/cpu", "1.5Gi"]}},
+        },
+        ["retry_request_disk = 7812500K, 1536M"],
+        {("W301", "spec.extensions.htcondor.retry_request_disk")},
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],

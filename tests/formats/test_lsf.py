@@ -686,6 +686,9 @@ def test_values_bsub_would_misread() -> None:
     job = splat("  resources:\n    tasks: 512\n  extensions:\n    lsf:\n      max_tasks: 64\n")
     out, diags = bammmc.emit(job, "lsf")
     assert "#BSUB -n 512\n" in out and codes(diags) == [("W201", "spec.extensions.lsf.max_tasks")]
+    # a maximum without a task count: bsub's minimum, one task
+    out, diags = bammmc.emit(splat("  extensions:\n    lsf:\n      max_tasks: 68\n"), "lsf")
+    assert '#BSUB -n "1,68"\n' in out and not codes(diags)
 
 
 def test_spans() -> None:
@@ -756,6 +759,12 @@ def test_nodes_and_tasks_become_ptile() -> None:
 
 HONEST_LSF = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # a maximum of slots beside `-nnodes`, which takes no `-n`
+    (
+        "{resources: {nodes: 2}, extensions: {lsf: {max_tasks: 68, nnodes: true}}}",
+        "lsf",
+        {("W201", "spec.extensions.lsf.max_tasks")},
+    ),
     ("{schedule: {priority: 3}}", "lsf", {("W301", "spec.schedule.priority")}),
     # `-nnodes` without a node count: -n is written, not -nnodes
     (

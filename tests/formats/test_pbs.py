@@ -464,6 +464,11 @@ MIXED = [
         {"nodes": 3, "tasks": 11, "tasksPerNode": 4, "gpu": {"count": "4/node"}},
     ),
     ("1:ncpus=4:mpiprocs=4:a=1+1:ncpus=3:mpiprocs=3:a=1", {"nodes": 2, "tasks": 7}),
+    # the same memory in each chunk: memory per node (the writer's `N/node`)
+    (
+        "1:ncpus=8:mpiprocs=4:mem=64gb+1:ncpus=4:mpiprocs=2:mem=64gb",
+        {"nodes": 2, "tasks": 6, "tasksPerNode": 4, "memoryPerTask": "64Gi/node"},
+    ),
     # different per task: the first chunk only, no total (pitfall 18: never summed)
     ("1:ncpus=8:mpiprocs=1+4:ncpus=1:mpiprocs=1", {"nodes": 1, "tasksPerNode": 1}),
     ("1:ncpus=2:mem=4gb+1:ncpus=2:mem=8gb", {"nodes": 1}),

@@ -567,6 +567,17 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
         if "ngpus" in res and len(per_chunk) == 1 and len(shares) > 1:
             # the same GPUs in every chunk, whatever its tasks: GPUs per node
             b.set("spec.resources.gpu.count", Count.parse(f"{res['ngpus']}/node"), occ)
+        if "mem" in res:
+            sizes = {pbs_size_bytes(r["mem"], occ, reporter) for _, r in chunks}
+            per_task_mem = {
+                Fraction(pbs_size_bytes(r["mem"], occ, reporter), int(r.get("mpiprocs", "1")))
+                for _, r in chunks
+            }
+            if len(sizes) == 1 and len(per_task_mem) > 1:
+                # the same memory in every chunk, whatever its tasks: memory per node
+                b.set(
+                    "spec.resources.memoryPerTask", Size.from_bytes(sizes.pop(), scope="node"), occ
+                )
 
 
 def _same_tasks(
@@ -589,9 +600,11 @@ def _same_tasks(
         out["ngpus"] = (Fraction(int(res.get("ngpus", "0")), procs), res.get("ngpus"))
         if "mem" in res:
             try:
-                out["mem"] = Fraction(pbs_size_bytes(res["mem"], occ, reporter), procs)
+                size = pbs_size_bytes(res["mem"], occ, reporter)
             except Invalid:
                 return None
+            # memory per task, or the same memory per chunk (the writer's `N/node`)
+            out["mem"] = (Fraction(size, procs), size)
         return out
 
     shapes = [per_task(r) for _, r in chunks]
@@ -603,12 +616,15 @@ def _same_tasks(
         assert shape is not None
         if int(res.get("mpiprocs", "1")) > most:
             return False
-        if any(shape.get(k) != first.get(k) for k in ("keys", "omp", "ncpus", "mem", "other")):
+        if any(shape.get(k) != first.get(k) for k in ("keys", "omp", "ncpus", "other")):
             return False
-    # GPUs: the same per task, or the same per chunk
-    per_task_gpus = {s["ngpus"][0] for s in shapes if s}
-    per_chunk_gpus = {s["ngpus"][1] for s in shapes if s}
-    return len(per_task_gpus) == 1 or len(per_chunk_gpus) == 1
+    # GPUs and memory: the same per task, or the same per chunk
+    for key in ("ngpus", "mem"):
+        each_task = {s[key][0] for s in shapes if s and key in s}
+        each_chunk = {s[key][1] for s in shapes if s and key in s}
+        if len(each_task) > 1 and len(each_chunk) > 1:
+            return False
+    return True
 
 
 def _place(value: str, occ: Occurrence, b: _Builder) -> None:
