@@ -311,7 +311,8 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         n = cpus.cores if cpus is not None else 1
         return (got.scope or "task") == "task" and got.bytes == value.bytes * n
     # memory (GPUs) per job of a job of one task is that task's (Grid Engine `-pe smp C` with
-    # memory per slot, PBS `ngpus` of the one chunk read back per task)
+    # memory per slot, PBS `ngpus` of the one chunk, HTCondor's one slot: read back per task
+    # of a job read back as one task)
     if (
         schema.endswith(("resources.memoryPerTask", "resources.gpu.count"))
         and isinstance(got, (v.Size, v.Count))
@@ -319,7 +320,7 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         and (got.scope or "task") == "task"
         and same(_amount(got), _amount(value))
     ):
-        res = get_path(source, parent if "gpu" not in schema else parent.rsplit(".", 1)[0])
+        res = get_path(back, parent if "gpu" not in schema else parent.rsplit(".", 1)[0])
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
     # memory per node written as the `mem` of a job's one `select` chunk reads back per chunk:
     # a chunk is on one node, and the job has no other chunk, so the same memory on its node
