@@ -195,11 +195,13 @@ OFF_BY_DEFAULT = {
     "spec.extensions.sge.cwd",
 }
 
-#: the scope of each memory option of sbatch kept in `extensions.slurm`
-SLURM_MEMORY = {
+#: the scope of each raw memory option kept in an extensions block: sbatch's, and Torque's
+#: job-wide `-l mem` (ir/job.py: "job-wide memory (Torque `-l mem`)")
+NATIVE_MEMORY = {
     "spec.extensions.slurm.mem": "node",
     "spec.extensions.slurm.mem_per_cpu": "cpu",
     "spec.extensions.slurm.mem_per_gpu": "gpu",
+    "spec.extensions.pbs.mem": "job",
 }
 
 #: What a target does when a field is not given, where the field's value is that: nothing is
@@ -332,10 +334,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         and got.bytes == value.bytes
     ):
         return get_path(back, f"{parent}.nodes") in (None, 1)
-    # sbatch's memory options state their own scope (docs/ir.md: `--mem` per node,
-    # `--mem-per-cpu` per CPU): a size without one is per that
-    if schema in SLURM_MEMORY and isinstance(got, v.Size) and value.scope is None:
-        return got.bytes == value.bytes and got.scope == SLURM_MEMORY[schema]
+    # native memory options state their own scope (docs/ir.md: `--mem` per node,
+    # `--mem-per-cpu` per CPU, Torque `-l mem` per job): a size without one is per that
+    if schema in NATIVE_MEMORY and isinstance(got, v.Size) and value.scope is None:
+        return got.bytes == value.bytes and got.scope == NATIVE_MEMORY[schema]
     # every scheduler gives a task one CPU when none is asked for
     if schema.endswith("resources.cpusPerTask") and got is None and value.cores == 1:
         return True
