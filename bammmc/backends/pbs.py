@@ -441,7 +441,16 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.dependency": EXACT,
         "spec.extensions.pbs.output": EXACT,
         "spec.extensions.pbs.error": EXACT,
-        "spec.extensions.pbs.options": EXACT,
+        "spec.extensions.pbs.options": exact(
+            "",
+            (
+                (
+                    "`xy` is not a qsub option: the keys are option letters (`v`), or "
+                    "`W:NAME` for `-W NAME=VALUE`"
+                ),
+                "W201",
+            ),
+        ),
     },
 )
 
@@ -544,6 +553,12 @@ class PbsWriter(LossReports):
                 self.opt("W", f"{letter[2:]}={value}", f"spec.extensions.pbs.options.{letter}")
             elif len(letter) == 1:
                 self.opt(letter, value or None, f"spec.extensions.pbs.options.{letter}")
+            else:
+                self.lost(
+                    f"spec.extensions.pbs.options.{letter}",
+                    f"`{letter}` is not a qsub option: the keys are option letters (`v`), or "
+                    "`W:NAME` for `-W NAME=VALUE`",
+                )
         self.unsupported()
         if _body_has_directives(body):
             # qsub would read them over the converted options: a command first ends its scan

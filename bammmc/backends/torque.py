@@ -363,7 +363,16 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.dependency": EXACT,
         "spec.extensions.pbs.output": EXACT,
         "spec.extensions.pbs.error": EXACT,
-        "spec.extensions.pbs.options": EXACT,
+        "spec.extensions.pbs.options": exact(
+            "",
+            (
+                (
+                    "`xy` is not a qsub option: the keys are option letters (`v`), or "
+                    "`W:NAME` for `-W NAME=VALUE`"
+                ),
+                "W201",
+            ),
+        ),
     },
 )
 

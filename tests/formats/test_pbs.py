@@ -504,6 +504,15 @@ def test_slurm_uneven_tasks_survive_pbs_and_back() -> None:
 
 HONEST_PBS = [
     # (SPLAT spec as YAML flow, target, the (code, field) pairs among the diagnostics)
+    # an options key that is not an option letter (nor `W:NAME`)
+    *[
+        (
+            "{extensions: {pbs: {options: {-x9: y, v: A=1}}}}",
+            target,
+            {("W201", "spec.extensions.pbs.options.-x9")},
+        )
+        for target in ("pbs", "torque")
+    ],
     # Slurm's --spread-job is scatter, which `place=scatter` writes
     (
         "{placement: {topology: scatter}, extensions: {slurm: {spread_job: true}}}",
