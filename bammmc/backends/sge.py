@@ -51,7 +51,7 @@ from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
-from bammmc.ir.values import IndexSpec, Size, Template, is_digits
+from bammmc.ir.values import IndexSpec, Size, Template
 
 #: qsub options and how many words of value each takes (submit(1), sge.md §3). ``-binding``
 #: takes one or two (an optional `env|pe|set` first).
@@ -1081,8 +1081,11 @@ class SgeWriter(LossReports):
             else:
                 self.lost(path, dependency_gap(dep, "Grid Engine"))
         refs = ids
-        if ext.hold_jid is not None:  # names and patterns, in their order, with the ids
-            gone = [r for r in ext.hold_jid if is_digits(r) and r not in ids]
+        if ext.hold_jid is not None:  # patterns, in their order, with the ids and names
+            from bammmc.passes.lower.sge import is_pattern
+
+            # an id or name the portable list no longer has was taken out of it
+            gone = [r for r in ext.hold_jid if not is_pattern(r) and r not in ids]
             if gone:
                 self.overridden("hold_jid", "spec.dependencies", ",".join(gone))
             refs = [r for r in ext.hold_jid if r not in gone]

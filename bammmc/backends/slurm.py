@@ -37,7 +37,7 @@ from bammmc.backends.slurm_options import (
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import Job, Resources, Schedule, SlurmExt, Spec
+from bammmc.ir.job import Execution, Job, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Duration, Size, Template, is_digits
 
@@ -956,16 +956,16 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
         )
     if out is not None and out.open_mode is not None:
         w.opt("open-mode", out.open_mode, "spec.output.openMode")
-    ex = spec.execution
-    if ex is not None:
-        if ex.working_dir is not None:
-            w.opt("chdir", ex.working_dir, "spec.execution.workingDir")
-        if ext.input is not None:
-            w.opt("input", ext.input)
-        elif ex.stdin is not None:
-            stdin = _file_name(w, ex.stdin.replace("%", "%%"), "spec.execution.stdin")
-            w.opt("input", stdin, "spec.execution.stdin")
-        _export(w, ex, ext)
+    # the raw `--input`/`--export` are written with or without an `execution` block
+    ex = spec.execution or Execution()
+    if ex.working_dir is not None:
+        w.opt("chdir", ex.working_dir, "spec.execution.workingDir")
+    if ext.input is not None:
+        w.opt("input", ext.input, "spec.extensions.slurm.input")
+    elif ex.stdin is not None:
+        stdin = _file_name(w, ex.stdin.replace("%", "%%"), "spec.execution.stdin")
+        w.opt("input", stdin, "spec.execution.stdin")
+    _export(w, ex, ext)
     if ext.get_user_env is not None:
         w.opt("get-user-env", ext.get_user_env or None)
     note = spec.notifications

@@ -95,6 +95,16 @@ READ = [
             extensions={"sge": {"hold_jid": ["12", "prep*"]}},
         ),
     ),
+    # a job name is the portable dependency's value too (SPLAT: "job name or job ID")
+    (
+        "-hold_jid prep,0zz-",
+        spec(
+            dependencies=[
+                {"scheme": "afterany", "value": "prep"},
+                {"scheme": "afterany", "value": "0zz-"},
+            ]
+        ),
+    ),
     ("-hold_jid_ad stage1", spec(extensions={"sge": {"hold_jid_ad": ["stage1"]}})),
     ("-cwd", spec(extensions={"sge": {"cwd": True}})),
     ("-wd /scratch/run", spec(execution={"workingDir": "/scratch/run"})),
@@ -513,9 +523,11 @@ def test_extensions_do_not_silently_override_portable_fields() -> None:
         "spec:\n  dependencies:\n    - {scheme: afterany, value: '12'}\n"
         "    - {scheme: afterany, value: '14'}\n"
         "  notifications:\n    events: [end]\n"
-        "  extensions:\n    sge:\n      hold_jid: [prep, '12', '13']\n      mail_points: bas\n"
+        "  extensions:\n    sge:\n      hold_jid: ['prep*', '12', '13', ab]\n"
+        "      mail_points: bas\n"
     )
-    assert "#$ -hold_jid prep,12,14\n" in out  # 13 was dropped from the portable list
+    # 13 and the name `ab` were dropped from the portable list; the pattern is Grid Engine's
+    assert "#$ -hold_jid prep*,12,14\n" in out
     assert "#$ -m es\n" in out
     assert {(d.code, d.field) for d in diags} == {
         ("W301", "spec.extensions.sge.hold_jid"),

@@ -881,3 +881,16 @@ def test_silent_losses_are_reported(
     spec_yaml: str, target: str, expected: set[tuple[str, str]]
 ) -> None:
     assert expected <= losses(spec_yaml, target)
+
+
+@pytest.mark.parametrize(
+    ("ext", "line"),
+    [("{input: in.txt}", "#SBATCH --input=in.txt"), ("{export: NONE}", "#SBATCH --export=NONE")],
+)
+def test_raw_options_without_an_execution_block_are_written(ext: str, line: str) -> None:
+    """The raw `--input`/`--export` do not depend on `execution` being there (they vanished)."""
+    text = f"apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: {{extensions: {{slurm: {ext}}}}}"
+    job, _ = bammmc.parse(text, "splat")
+    assert job is not None
+    out, _ = bammmc.emit(job, "slurm")
+    assert line + "\n" in out

@@ -64,6 +64,17 @@ from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: options whose repetitions add up instead of replacing each other (parse_job_cull.c)
 ACCUMULATE: Final = frozenset({"v", "hold_jid", "hold_jid_ad", "m", "M"})
+#: the characters of a Grid Engine wildcard expression (sge_types(1): `*`, `?`, `[…]`, `|`,
+#: `!`): a job reference holding one is a pattern, not a job name
+WILDCARDS: Final = "*?[]|!"
+
+
+def is_pattern(ref: str) -> bool:
+    """Is this `-hold_jid` reference a wildcard pattern (only Grid Engine matches it), not a
+    job id or name (the portable dependency's value)?"""
+    return not is_digits(ref) and any(c in ref for c in WILDCARDS)
+
+
 #: options qsub applies before it handles `-clear`, so an earlier `-clear` does not drop them
 BEFORE_CLEAR: Final = frozenset({"t", "tc", "b", "binding", "shell"})
 #: set_yn_option(): `y`, `yes`, `n`, `no` in any case (strcasecmp)
@@ -567,10 +578,12 @@ def _list_option(name: str, occs: list[Occurrence], b: _Builder) -> None:
     if name == "hold_jid_ad":
         _ext(b, "hold_jid_ad", refs, occ)
         return
-    numeric = [r for r in refs if is_digits(r)]
-    if numeric:
-        b.set("spec.dependencies", [{"scheme": "afterany", "value": r} for r in numeric], occ)
-    if len(numeric) != len(refs):  # names and patterns: only Grid Engine can look them up
+    # ids and plain job names are the portable dependency's value (SPLAT: "job name or job
+    # ID"); a wildcard pattern (`prep*`, sge_types(1) `wc_job_list`) only Grid Engine matches
+    plain = [r for r in refs if not is_pattern(r)]
+    if plain:
+        b.set("spec.dependencies", [{"scheme": "afterany", "value": r} for r in plain], occ)
+    if len(plain) != len(refs):
         _ext(b, "hold_jid", refs, occ)
 
 
