@@ -230,6 +230,9 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # HTCondor puts an evicted job (machine gone, preempted) back to Idle and runs it again
     # (users-manual/managing-a-job.rst: "Running --> Idle: evicted, will retry")
     ("htcondor", "spec.lifecycle.requeueOnFailure"): True,
+    # HTCondor limits a job's run time only with `allowed_job_duration` (or a pool policy, as
+    # any scheduler's queue limit): without one the job runs as long as it needs
+    ("htcondor", "spec.schedule.walltime"): v.Duration.parse("unlimited"),
     # without `docker_pull_policy = always` the execute point runs its cached copy of the image
     # and pulls it only when it has none (htcondor-jdl.rst, `docker_pull_policy`)
     ("htcondor", "spec.execution.container.imagePullPolicy"): "IfNotPresent",

@@ -1054,6 +1054,9 @@ class HtcondorWriter(LossReports):
                         "spec.output.stderr",
                         "stderr is merged into the output file (`mergeStderr`)",
                     )
+                elif out.stderr is not None:
+                    # the same file: what writing the name changes, it changes for stderr too
+                    self.path(out.stderr, "spec.output.stderr")
                 if stdout is not None:
                     self.cmd("error", stdout, "spec.output.mergeStderr")
             elif out.stderr is not None:

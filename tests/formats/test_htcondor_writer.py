@@ -577,6 +577,15 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.extensions.htcondor.retry_request_disk")},
     ),
     (
+        "stderr merged into the same file: `{job_name}` spelled out there too",
+        {
+            "execution": {"executable": "/bin/x"},
+            "output": {"stdout": "{job_name}.out", "stderr": "{job_name}.out", "mergeStderr": True},
+        },
+        ["output = x.out", "error = x.out"],
+        {("W301", "spec.output.stdout"), ("W301", "spec.output.stderr")},
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],
