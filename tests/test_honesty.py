@@ -330,16 +330,18 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     ):
         res = get_path(back, parent if "gpu" not in schema else parent.rsplit(".", 1)[0])
         return all(n in (None, 1) for n in (res.tasks, res.nodes, res.tasks_per_node))
-    # memory per node written as the `mem` of a job's one `select` chunk reads back per chunk:
-    # a chunk is on one node, and the job has no other chunk, so the same memory on its node
+    # memory (GPUs) per node or per job written as the `mem` (`ngpus`) of a job's one
+    # `select` chunk reads back per chunk: a chunk is on one node, and the job has no other
+    # chunk, so the same amount on its node and in the job
     if (
-        schema.endswith("resources.memoryPerTask")
-        and isinstance(got, v.Size)
-        and value.scope == "node"
+        schema.endswith(("resources.memoryPerTask", "resources.gpu.count"))
+        and isinstance(got, (v.Size, v.Count))
+        and value.scope in ("node", "job")
         and got.scope == "chunk"
-        and got.bytes == value.bytes
+        and same(_amount(got), _amount(value))
     ):
-        return get_path(back, f"{parent}.nodes") in (None, 1)
+        res = parent if "gpu" not in schema else parent.rsplit(".", 1)[0]
+        return get_path(back, f"{res}.nodes") in (None, 1)
     # native memory options state their own scope (docs/ir.md: `--mem` per node,
     # `--mem-per-cpu` per CPU, Torque `-l mem` per job): a size without one is per that
     if schema in NATIVE_MEMORY and isinstance(got, v.Size) and value.scope is None:

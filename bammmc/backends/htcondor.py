@@ -908,6 +908,12 @@ class HtcondorWriter(LossReports):
                     "spec.execution.container.image",
                     f"the `{universe}` universe runs no container image",
                 )
+                if self.ext.image_command is not None:
+                    self.lost(
+                        "spec.extensions.htcondor.image_command",
+                        f"the `{universe}` universe runs no container image: nothing is written "
+                        "with it",
+                    )
         if c.image_pull_policy is not None:
             if c.image_pull_policy == "Always" and self.universe == "docker":
                 self.cmd("docker_pull_policy", "always", "spec.execution.container.imagePullPolicy")

@@ -586,6 +586,18 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.output.stdout"), ("W301", "spec.output.stderr")},
     ),
     (
+        "an image's submit command in a universe that runs no image",
+        {
+            "execution": {"executable": "/bin/x", "container": {"image": "img"}},
+            "extensions": {"htcondor": {"universe": "local", "image_command": "docker_image"}},
+        },
+        ["universe = local"],
+        {
+            ("W201", "spec.execution.container.image"),
+            ("W201", "spec.extensions.htcondor.image_command"),
+        },
+    ),
+    (
         "tasks per node on one machine",
         {"execution": {"executable": "/bin/x"}, "resources": {"tasksPerNode": 4}},
         [],
