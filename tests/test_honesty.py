@@ -190,7 +190,8 @@ OFF_BY_DEFAULT = {
     # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
     "spec.extensions.lsf.mem_limit_hard",
     # `cu[excl]` asks for compute units of this job alone; without the keyword they are
-    # shared (IBM LSF 10.1, admin guide "Compute unit string")
+    # shared (formats/lsf.md §2.3; IBM LSF 10.1 "Use exclusive scheduling": compute unit
+    # exclusive scheduling is what a job asks for)
     "spec.extensions.lsf.compute_unit.exclusive",
     # qsub(1) flags without a value: no warning signals without `-notify`, and the job runs
     # in the home directory without `-cwd`

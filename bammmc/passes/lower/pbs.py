@@ -568,16 +568,11 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
             # the same GPUs in every chunk, whatever its tasks: GPUs per node
             b.set("spec.resources.gpu.count", Count.parse(f"{res['ngpus']}/node"), occ)
         if "mem" in res:
-            sizes = {pbs_size_bytes(r["mem"], occ, reporter) for _, r in chunks}
-            per_task_mem = {
-                Fraction(pbs_size_bytes(r["mem"], occ, reporter), int(r.get("mpiprocs", "1")))
-                for _, r in chunks
-            }
-            if len(sizes) == 1 and len(per_task_mem) > 1:
+            sizes = [pbs_size_bytes(r["mem"], occ, reporter) for _, r in chunks]
+            procs = [int(r.get("mpiprocs", "1")) for _, r in chunks]
+            if len(set(sizes)) == 1 and len(set(procs)) > 1:
                 # the same memory in every chunk, whatever its tasks: memory per node
-                b.set(
-                    "spec.resources.memoryPerTask", Size.from_bytes(sizes.pop(), scope="node"), occ
-                )
+                b.set("spec.resources.memoryPerTask", Size.from_bytes(sizes[0], scope="node"), occ)
 
 
 def _same_tasks(
