@@ -95,6 +95,14 @@ READ = [
             extensions={"sge": {"hold_jid": ["12", "prep*"]}},
         ),
     ),
+    # every `wc_job` pattern character keeps the reference raw (formats/sge.md §2)
+    (
+        "-hold_jid 12,step?,run[12]",
+        spec(
+            dependencies=[{"scheme": "afterany", "value": "12"}],
+            extensions={"sge": {"hold_jid": ["12", "step?", "run[12]"]}},
+        ),
+    ),
     # a job name is the portable dependency's value too (SPLAT: "job name or job ID")
     (
         "-hold_jid prep,0zz-",

@@ -64,9 +64,9 @@ from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: options whose repetitions add up instead of replacing each other (parse_job_cull.c)
 ACCUMULATE: Final = frozenset({"v", "hold_jid", "hold_jid_ad", "m", "M"})
-#: the characters of a Grid Engine wildcard expression (sge_types(1): `*`, `?`, `[…]`, `|`,
-#: `!`): a job reference holding one is a pattern, not a job name
-WILDCARDS: Final = "*?[]|!"
+#: the pattern characters of a `wc_job` (formats/sge.md §2, sge_types(1): `*`, `?`, `[...]`,
+#: and `\` to escape one): a job reference holding one is a pattern, not a job name
+WILDCARDS: Final = "*?[]\\"
 
 
 def is_pattern(ref: str) -> bool:
@@ -579,7 +579,7 @@ def _list_option(name: str, occs: list[Occurrence], b: _Builder) -> None:
         _ext(b, "hold_jid_ad", refs, occ)
         return
     # ids and plain job names are the portable dependency's value (SPLAT: "job name or job
-    # ID"); a wildcard pattern (`prep*`, sge_types(1) `wc_job_list`) only Grid Engine matches
+    # ID"); a wildcard pattern (`prep*`, a `wc_job`) only Grid Engine matches
     plain = [r for r in refs if not is_pattern(r)]
     if plain:
         b.set("spec.dependencies", [{"scheme": "afterany", "value": r} for r in plain], occ)
