@@ -52,11 +52,12 @@ def parse(
 
 def emit(
     job: Job, fmt: str, *, priority_range: str | None = None, preserve: bool = False
-) -> tuple[str, list[Diagnostic]]:
-    """Write ``job`` in format ``fmt``; returns the main file's text (`emit_files` for all).
-    ``preserve`` embeds what the target cannot express, as ``--preserve`` does."""
+) -> tuple[str | None, list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``; returns the main file's text (`emit_files` for all),
+    ``None`` when an error was reported. ``preserve`` embeds what the target cannot express, as
+    ``--preserve`` does."""
     files, diagnostics = emit_files(job, fmt, priority_range=priority_range, preserve=preserve)
-    return files[0][1], diagnostics
+    return (files[0][1] if files is not None else None), diagnostics
 
 
 def emit_files(
@@ -66,8 +67,10 @@ def emit_files(
     priority_range: str | None = None,
     stem: str = "job",
     preserve: bool = False,
-) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
-    """Write ``job`` in format ``fmt``: every file, main file first, as ``(suffix, text)``.
+) -> tuple[list[tuple[str, str]] | None, list[Diagnostic]]:
+    """Write ``job`` in format ``fmt``: every file, main file first, as ``(suffix, text)``;
+    ``None`` when an error was reported (a value the target cannot carry, E140: the text
+    without it would be another job).
 
     A suffix is ``""`` for the main file; an extra file is named after the main one's stem
     (``stem`` + suffix): an HTCondor submit file of a script job runs ``job.sh``."""
@@ -78,6 +81,8 @@ def emit_files(
     reporter = Reporter()
     options = WriteOptions(band=_band(priority_range), script_stem=stem, preserve=preserve)
     files = emit_job(job, get_format(fmt), reporter, None, options)
+    if reporter.has_errors:
+        return None, reporter.diagnostics
     return [(f.suffix, f.text) for f in files], reporter.diagnostics
 
 
@@ -128,6 +133,8 @@ def convert_files(
     reporter = Reporter(filename)
     options = WriteOptions(band=_band(priority_range), script_stem=stem, preserve=preserve)
     files = emit_job(compiled.job, get_format(dst), reporter, compiled.source_map, options)
+    if reporter.has_errors:  # the text without the refused value would be another job
+        return None, diagnostics + reporter.diagnostics
     return [(f.suffix, f.text) for f in files], diagnostics + reporter.diagnostics
 
 
@@ -142,11 +149,11 @@ def _compile(
 ) -> tuple[Compiled | None, list[Diagnostic]]:
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import Options, compile_text, get_format
-    from bammmc.registry import detect
+    from bammmc.registry import check_explicit, detect
 
     reporter = Reporter(filename)
     fmt_obj = get_format(fmt) if fmt else detect(filename, text, reporter)
-    if fmt_obj is None:
+    if fmt_obj is None or (fmt and not check_explicit(fmt_obj, text, reporter)):
         return None, reporter.diagnostics
     compiled = compile_text(text, fmt_obj, reporter, Options(band=_band(priority_range)))
     return (compiled[0] if compiled else None), reporter.diagnostics

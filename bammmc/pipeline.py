@@ -155,6 +155,41 @@ def _without_empty_name(job: Job, reporter: Reporter) -> Job:
     return msgspec.structs.replace(job, metadata=msgspec.structs.replace(job.metadata, name=None))
 
 
+def lf_scripts(value: object, path: str, fmt: Format, reporter: Reporter) -> object:
+    """``value`` with the CRLF line ends of every script in it (``spec.execution.script``, a
+    task's, a hetjob component's) made LF, one W301 per script: a `#!/bin/bash\\r` line does
+    not run (the kernel looks for `/bin/bash\\r`), sbatch refuses DOS line ends outright, and
+    every output is LF throughout. SPLAT keeps the text as it is."""
+    if isinstance(value, list):
+        items = [lf_scripts(v, f"{path}[{i}]", fmt, reporter) for i, v in enumerate(value)]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if not isinstance(value, msgspec.Struct):
+        return value
+    changes: dict[str, object] = {}
+    for name in value.__struct_fields__:
+        item = getattr(value, name)
+        wire = value.__struct_encode_fields__[value.__struct_fields__.index(name)]
+        where = f"{path}.{wire}" if path else wire
+        if name == "script" and isinstance(item, str) and "\r\n" in item:
+            changes[name] = item.replace("\r\n", "\n")
+            reporter.report(
+                "W301",
+                f"`{where}` is approximated in the `{fmt.name}` output: DOS line ends (CRLF) "
+                "converted to LF",
+                notes=(
+                    "a `#!/bin/bash\\r` first line does not run, and sbatch refuses such scripts",
+                ),
+                field=where,
+                help="nothing to do: the converted script runs; convert the source with "
+                "`dos2unix` to silence this",
+            )
+        elif isinstance(item, msgspec.Struct | list):
+            new = lf_scripts(item, where, fmt, reporter)
+            if new is not item:
+                changes[name] = new
+    return msgspec.structs.replace(value, **changes) if changes else value
+
+
 def emit_job(
     job: Job,
     fmt: Format,
@@ -166,7 +201,10 @@ def emit_job(
     source text that set it, from ``source_map``."""
     own = Reporter(reporter.file)
     options = options or WriteOptions()
-    target = job if fmt.name == "splat" else _without_empty_name(job, own)
+    target = job
+    if fmt.name != "splat":
+        target = _without_empty_name(job, own)
+        target = lf_scripts(target, "", fmt, own)  # type: ignore[assignment]
     files: list[OutputFile]
     if options.preserve:
 

@@ -108,6 +108,16 @@ def _checker(
 _CORPUS_RESULTS: list[tuple[str, str, str, str]] = []
 
 
+def as_written(job: Any) -> Any:
+    """``job`` as any writer but SPLAT writes it: its scripts with LF line ends (a reader of
+    a converted file gets these; pipeline.lf_scripts, issue #18)."""
+    from bammmc.diagnostics.model import Reporter
+    from bammmc.pipeline import lf_scripts
+    from bammmc.registry import FORMATS
+
+    return lf_scripts(job, "", FORMATS["slurm"], Reporter())
+
+
 def record_corpus(fmt: str, name: str, diagnostics: list) -> None:  # type: ignore[type-arg]
     """Note one corpus file's outcome for the summary printed after the run."""
     errors = sorted({d.code for d in diagnostics if d.is_error})

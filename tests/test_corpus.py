@@ -23,6 +23,7 @@ def test_seed(path: Path) -> None:
     assert all(d.span is not None or d.code.startswith("E0") for d in diagnostics)
     if job is not None:
         out, _ = bammmc.emit(job, fmt.name)
+        assert out is not None
         again, _ = bammmc.parse(out, fmt.name)
         assert again == job
         assert bammmc.emit(again, fmt.name)[0] == out

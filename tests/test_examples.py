@@ -53,6 +53,7 @@ def _parse(text: str) -> Job:
 
 def _emit(job: Job) -> str:
     text, diagnostics = bammmc.emit(job, "splat")
+    assert text is not None
     assert diagnostics == [], [f"{d.code} {d.message}" for d in diagnostics]
     return text
 

@@ -678,7 +678,7 @@ def test_generated_jobs(target: str, job: Job) -> None:
     assert not problems, (
         report(problems)
         + "\n--- job:\n"
-        + bammmc.emit(job, "splat")[0]
+        + str(bammmc.emit(job, "splat")[0])
         + "--- output:\n"
         + outcome.output
     )
@@ -694,5 +694,7 @@ def test_an_empty_name_is_no_name(target: str) -> None:
     out = convert(job, target)
     assert ("W201", "metadata.name") in {(d.code, d.field) for d in out.diagnostics}
     assert not out.unreadable and not out.silent
-    back, _ = bammmc.parse(bammmc.emit(job, target, preserve=True)[0], target)
+    kept, _ = bammmc.emit(job, target, preserve=True)
+    assert kept is not None
+    back, _ = bammmc.parse(kept, target)
     assert back is not None and back.metadata is not None and back.metadata.name == ""

@@ -686,6 +686,7 @@ def test_silent_losses_are_reported(
     )
     assert job is not None and not [d for d in diags if d.is_error], diags
     text, diags = bammmc.emit(job, "flux")
+    assert text is not None
     assert expected <= {(d.code, d.field) for d in diags}, diags
     read, _ = bammmc.parse(text, "flux")
     assert read is not None

@@ -76,9 +76,11 @@ def _same_after(text: str, src: str, via: str) -> tuple[dict[str, Any], dict[str
     first, diags = bammmc.parse(text, src)
     assert first is not None, diags
     middle, diags = bammmc.emit(first, via)
+    assert middle is not None
     back, diags = bammmc.parse(middle, via)
     assert back is not None, (diags, middle)
     again, _ = bammmc.emit(back, src)
+    assert again is not None
     second, diags = bammmc.parse(again, src)
     assert second is not None, (diags, again)
     return _pick(first), _pick(second)

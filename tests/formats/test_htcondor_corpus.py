@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import bammmc
-from tests.conftest import CORPUS, record_corpus
+from tests.conftest import CORPUS, as_written, record_corpus
 
 FILES = (
     sorted(p for p in (CORPUS / "htcondor").glob("*") if p.is_file())
@@ -44,9 +44,13 @@ def test_corpus_file(path: Path) -> None:
     if job is None or path.name in FRAGMENTS:
         return
     out, more = bammmc.emit(job, "htcondor")
+    assert out is not None
     assert not [d for d in more if d.is_error], more
     again, _ = bammmc.parse(out, "htcondor")
-    assert again == job, f"{path.name}: htcondor -> splat -> htcondor changed the job\n{out}"
+    assert again is not None
+    assert again == as_written(job), (
+        f"{path.name}: htcondor -> splat -> htcondor changed the job\n{out}"
+    )
     assert bammmc.emit(again, "htcondor")[0] == out
 
 

@@ -316,6 +316,7 @@ def test_explicit_units_are_written() -> None:
     job, _ = bammmc.parse(SH + "#BSUB -M 4096 -R 'rusage[mem=1536MB]'\n" + BODY, "lsf")
     assert job is not None
     out, diags = bammmc.emit(job, "lsf")
+    assert out is not None
     assert "#BSUB -M 4MB\n" in out and "rusage[mem=1536MB]" in out
     assert diags == []
 
@@ -365,6 +366,7 @@ def test_foreign_variables_are_defined() -> None:
     job, _ = bammmc.parse(SH + "#SBATCH -J a\ncd $SLURM_SUBMIT_DIR\n", "slurm")
     assert job is not None
     out, _ = bammmc.emit(job, "lsf")
+    assert out is not None
     assert 'export SLURM_SUBMIT_DIR="${LS_SUBCWD}"\n' in out
     back, _ = bammmc.parse(out, "lsf")
     assert back is not None and back.spec and back.spec.execution
@@ -394,6 +396,7 @@ def test_round_trip(directives: str) -> None:
     job, diags = bammmc.parse(SH + directives + BODY, "lsf")
     assert job is not None and not [d for d in diags if d.is_error], diags
     out, more = bammmc.emit(job, "lsf")
+    assert out is not None
     assert not [d for d in more if d.is_error], more
     again, _ = bammmc.parse(out, "lsf")
     assert again == job, out
@@ -435,8 +438,10 @@ def test_ptile_without_slots_is_one_slot() -> None:
     assert "resources" not in job["spec"]
     assert job["spec"]["extensions"]["lsf"]["span"] == "ptile=4"
     out, diags = bammmc.emit(splat("  resources:\n    tasksPerNode: 4\n"), "lsf")
+    assert out is not None
     assert '#BSUB -n 4\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
     out, _ = bammmc.emit(splat("  resources:\n    nodes: 2\n    tasksPerNode: 4\n"), "lsf")
+    assert out is not None
     assert "#BSUB -n 8\n" in out
     # LSF fills hosts `ptile` slots at a time: -n 10 with ptile=4 is 3 hosts
     job, _ = read(SH + '#BSUB -n 10 -R "span[ptile=4]"\n' + BODY)
@@ -444,6 +449,7 @@ def test_ptile_without_slots_is_one_slot() -> None:
     parsed, _ = bammmc.parse(SH + '#BSUB -n 10 -R "span[ptile=4]"\n', "lsf")
     assert parsed is not None
     back, more = bammmc.emit(parsed, "lsf")
+    assert back is not None
     assert more == [] and '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in back
 
 
@@ -488,6 +494,7 @@ def test_raw_extension_does_not_shadow_silently() -> None:
         "      gpu_options: num=2:mode=shared\n      files: ['x << y']\n      begin: '8:00'\n"
     )
     out, diags = bammmc.emit(job, "lsf")
+    assert out is not None
     assert '#BSUB -q "normal long"\n' in out and "#BSUB -w 'done(7)'\n" not in out
     shadowed = {d.field for d in diags if d.code == "W301" and "written instead" in d.message}
     assert shadowed == {
@@ -602,7 +609,9 @@ def test_late_directives_stay_in_the_body() -> None:
     # the heredoc body of the corpus keeps its `#BSUB` lines through a round trip
     job2, _ = bammmc.parse(text, "lsf")
     assert job2 is not None
-    again, _ = bammmc.parse(bammmc.emit(job2, "lsf")[0], "lsf")
+    out2, _ = bammmc.emit(job2, "lsf")
+    assert out2 is not None
+    again, _ = bammmc.parse(out2, "lsf")
     assert again == job2
 
 
@@ -651,6 +660,7 @@ def test_env_writer() -> None:
         "        A: '1'\n        B: ' padded '\n        D: 'x,y'\n        E: ''\n"
     )
     out, diags = bammmc.emit(job, "lsf")
+    assert out is not None
     assert "#BSUB -env \"A=1, B=' padded ', D='x,y', E=''\"\n" in out and diags == []
     back, _ = bammmc.parse(out, "lsf")
     assert back is not None and back.spec and back.spec.execution
@@ -658,10 +668,12 @@ def test_env_writer() -> None:
     out, _ = bammmc.emit(
         splat("  execution:\n    environment:\n      inheritFromSubmitter: false\n"), "lsf"
     )
+    assert out is not None
     assert "#BSUB -env none\n" in out
     out, _ = bammmc.emit(
         splat("  execution:\n    environment:\n      vars:\n        A: '1'\n"), "lsf"
     )
+    assert out is not None
     assert '#BSUB -env "all, A=1"\n' in out
     _, diags = bammmc.emit(
         splat('  execution:\n    environment:\n      vars:\n        C: "it\'s"\n'), "lsf"
@@ -685,9 +697,11 @@ def test_values_bsub_would_misread() -> None:
     assert codes(diags) == [("E140", "spec.schedule.queue")]
     job = splat("  resources:\n    tasks: 512\n  extensions:\n    lsf:\n      max_tasks: 64\n")
     out, diags = bammmc.emit(job, "lsf")
+    assert out is not None
     assert "#BSUB -n 512\n" in out and codes(diags) == [("W201", "spec.extensions.lsf.max_tasks")]
     # a maximum without a task count: bsub's minimum, one task
     out, diags = bammmc.emit(splat("  extensions:\n    lsf:\n      max_tasks: 68\n"), "lsf")
+    assert out is not None
     assert '#BSUB -n "1,68"\n' in out and not codes(diags)
 
 
@@ -749,6 +763,7 @@ def test_priority_band() -> None:
 def test_nodes_and_tasks_become_ptile() -> None:
     """10 tasks on 3 nodes is `ptile=4` (4+4+2) exactly; 9 on 4 nodes cannot be (3 hosts)."""
     out, diags = bammmc.emit(splat("  resources:\n    tasks: 10\n    nodes: 3\n"), "lsf")
+    assert out is not None
     assert '#BSUB -n 10\n#BSUB -R "span[ptile=4]"\n' in out and diags == []
     _, diags = bammmc.emit(splat("  resources:\n    tasks: 9\n    nodes: 4\n"), "lsf")
     # the 9 tasks stay; the host count is what changes

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import bammmc
-from tests.conftest import CORPUS, record_corpus
+from tests.conftest import CORPUS, as_written, record_corpus
 
 FILES = sorted((CORPUS / "lsf").glob("*")) if (CORPUS / "lsf").is_dir() else []
 
@@ -53,6 +53,7 @@ def test_corpus_file(path: Path) -> None:
     if job is None:
         return
     out, more = bammmc.emit(job, "lsf")
+    assert out is not None
     assert not [d for d in more if d.is_error], more
     again, _ = bammmc.parse(out, "lsf")
-    assert again == job, f"{path.name}: lsf -> splat -> lsf changed the job\n{out}"
+    assert again == as_written(job), f"{path.name}: lsf -> splat -> lsf changed the job\n{out}"

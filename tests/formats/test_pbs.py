@@ -272,6 +272,7 @@ def test_round_trip(fmt: str, directives: str) -> None:
     job, diags = bammmc.parse(SH + directives + BODY, fmt)
     assert job is not None and not [d for d in diags if d.is_error], diags
     out, more = bammmc.emit(job, fmt)
+    assert out is not None
     assert not [d for d in more if d.is_error]
     again, _ = bammmc.parse(out, fmt)
     assert again == job, out
@@ -284,6 +285,7 @@ def test_writer_sanitizes_names() -> None:
     )  # a digit first is fine for PBS's server (pbs.md §5); `/`, ` ` and `=` are not
     assert job is not None
     out, diags = bammmc.emit(job, "pbs")
+    assert out is not None
     assert "#PBS -N 1_run_a_b\n" in out
     assert [(d.code, d.field) for d in diags] == [("W301", "metadata.name")]
 
@@ -292,6 +294,7 @@ def test_writer_units_are_explicit() -> None:
     job, _ = bammmc.parse(SH + "#SBATCH --mem-per-cpu=1000 -n 2\nsrun x\n", "slurm")
     assert job is not None
     out, _ = bammmc.emit(job, "pbs")
+    assert out is not None
     assert "mem=1000mb" in out
 
 
@@ -301,6 +304,7 @@ def test_slurm_variables_become_pbs_variables() -> None:
     )
     assert job is not None
     out, diags = bammmc.emit(job, "pbs")
+    assert out is not None
     assert {d.code for d in diags} == {"W301"}
     assert 'export SLURM_SUBMIT_DIR="${PBS_O_WORKDIR}"\n' in out
     assert 'export SLURM_ARRAY_TASK_ID="${PBS_ARRAY_INDEX}"\n' in out
@@ -426,6 +430,7 @@ def test_dependency_values(value: str, written: str | None) -> None:
     )
     assert job is not None
     out, diags = bammmc.emit(job, "pbs")
+    assert out is not None
     if written is None:
         assert "depend=" not in out
         assert [(d.code, d.field) for d in diags] == [("W201", "spec.dependencies[0]")]
@@ -756,6 +761,7 @@ def test_mpiprocs_per_chunk_is_written(spec_yaml: str, select: str) -> None:
     job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
     assert job is not None
     text, diags = bammmc.emit(job, "pbs")
+    assert text is not None
     assert f"#PBS -l select={select}\n" in text
     assert not [d for d in diags if d.field == "spec.extensions.pbs.mpiprocs_per_chunk"]
 
@@ -773,6 +779,7 @@ def test_torque_job_memory_is_the_whole_jobs(spec_yaml: str, mem: str) -> None:
     job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
     assert job is not None
     text, _ = bammmc.emit(job, "torque")
+    assert text is not None
     assert f"#PBS -l mem={mem}\n" in text
 
 
@@ -782,6 +789,7 @@ def test_torque_pmem_rounds_up() -> None:
     job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
     assert job is not None
     text, _ = bammmc.emit(job, "torque")
+    assert text is not None
     assert "#PBS -l pmem=94256260b\n" in text  # 64e9 / 679 = 94256259.2
 
 
@@ -791,5 +799,6 @@ def test_torque_does_not_take_mpiprocs_per_chunk_as_processors() -> None:
     job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec: " + spec_yaml, "splat")
     assert job is not None
     text, diags = bammmc.emit(job, "torque")
+    assert text is not None
     assert "#PBS -l nodes=2\n" in text
     assert ("W201", "spec.extensions.pbs.mpiprocs_per_chunk") in {(d.code, d.field) for d in diags}

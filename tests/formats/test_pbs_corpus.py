@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import bammmc
-from tests.conftest import CORPUS, record_corpus
+from tests.conftest import CORPUS, as_written, record_corpus
 
 FILES = [
     (fmt, path)
@@ -44,6 +44,7 @@ def test_corpus_file(fmt: str, path: Path) -> None:
     if job is None:
         return
     out, more = bammmc.emit(job, fmt)
+    assert out is not None
     assert not [d for d in more if d.is_error], more
     again, _ = bammmc.parse(out, fmt)
-    assert again == job, f"{path.name}: {fmt} -> splat -> {fmt} changed the job\n{out}"
+    assert again == as_written(job), f"{path.name}: {fmt} -> splat -> {fmt} changed the job\n{out}"

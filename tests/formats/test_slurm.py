@@ -521,6 +521,7 @@ def test_writer_adds_ignore_pbs_for_foreign_lines() -> None:
     job, _ = bammmc.parse(SH + "#SBATCH -J a\n#PBS -N b\n" + BODY, "slurm")
     assert job is not None
     out, _ = bammmc.emit(job, "slurm")
+    assert out is not None
     assert "#SBATCH --ignore-pbs\n" in out
 
 
@@ -565,6 +566,7 @@ def test_script_beside_an_image_runs_in_the_image() -> None:
     )
     assert job is not None
     out, diags = bammmc.emit(job, "slurm")
+    assert out is not None
     assert [(d.code, d.field) for d in diags] == [("W301", "spec.execution.container.image")]
     assert 'exec apptainer exec docker://python:3.12 bash "$bammmc_script"' in out
     assert "<<'BAMMMC_SCRIPT_END'\npython3 run.py\nBAMMMC_SCRIPT_END\n" in out
@@ -636,6 +638,7 @@ def test_body_directives_are_shielded() -> None:
     )
     assert job is not None
     out, diags = bammmc.emit(job, "slurm")
+    assert out is not None
     assert ": # bammmc" in out and out.index(": # bammmc") < out.index("#SBATCH --time=600")
     again, _ = bammmc.parse(out, "slurm")
     assert again is not None and again.spec and again.spec.schedule
@@ -654,6 +657,7 @@ def test_writer_stays_within_what_sbatch_reads(splat: str, expected: str | None)
     job, _ = bammmc.parse("apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n" + splat, "splat")
     assert job is not None
     out, diags = bammmc.emit(job, "slurm")
+    assert out is not None
     if expected:
         assert expected in out
     else:
@@ -695,6 +699,7 @@ def test_memory_written(resources: str, line: str) -> None:
     )
     assert job is not None
     out, _ = bammmc.emit(job, "slurm")
+    assert out is not None
     assert line in out.splitlines()
     back, _ = bammmc.parse(out, "slurm")  # and reads back as the same memory per task
     assert back is not None and back.spec and back.spec.resources
@@ -893,4 +898,5 @@ def test_raw_options_without_an_execution_block_are_written(ext: str, line: str)
     job, _ = bammmc.parse(text, "splat")
     assert job is not None
     out, _ = bammmc.emit(job, "slurm")
+    assert out is not None
     assert line + "\n" in out

@@ -106,6 +106,7 @@ def test_written_back_reads_to_the_same_job(submit: Any) -> None:
     job, diags = bammmc.parse(_text(commands, queue, PLAIN), "htcondor")
     assert job is not None, diags
     out, more = bammmc.emit(job, "htcondor")
+    assert out is not None
     assert not [d for d in more if d.is_error], more
     again, diags = bammmc.parse(out, "htcondor")
     assert again == job, out

@@ -483,6 +483,7 @@ def test_injections_found(
     target: str, spec: dict[str, Any], top: dict[str, Any], code: str
 ) -> None:
     files, diags = bammmc.emit_files(_splat(spec, **top), target)
+    assert files is not None
     assert code in {d.code for d in diags}, diags
     if code == "W301" and target in ("pbs", "torque"):  # the `#PBS` lines are not read
         again, _ = bammmc.parse(files[0][1], target)
@@ -589,6 +590,7 @@ def test_yaml_line_breaks_are_escaped(target: str) -> None:
         metadata={"name": value},
     )
     files, diagnostics = bammmc.emit_files(job, target)
+    assert files is not None
     assert not any(d.is_error for d in diagnostics), diagnostics
     again, _ = bammmc.parse(files[0][1], target)
     assert again is not None and again.spec is not None and again.spec.extensions is not None

@@ -98,6 +98,7 @@ def _job(doc: dict[str, Any]) -> Job:
 def test_lsf_round_trip(doc: dict[str, Any]) -> None:
     job = _job(doc)
     text, diags = bammmc.emit(job, "lsf")
+    assert text is not None
     assert not [d for d in diags if d.is_error], diags
     back, more = bammmc.parse(text, "lsf")
     assert back is not None and not [d for d in more if d.is_error], (text, more)
@@ -146,6 +147,7 @@ def _value_round_trip(option: str, value: str) -> None:
     assume(job is not None)
     assert job is not None
     out, more = bammmc.emit(job, "lsf")
+    assert out is not None
     assume(not [d for d in more if d.is_error])
     again, _ = bammmc.parse(out, "lsf")
     assert again == job, (text, out)

@@ -92,6 +92,7 @@ def _job(doc: dict[str, Any]) -> Job:
 def _round_trip(doc: dict[str, Any], fmt: str) -> None:
     job = _job(doc)
     text, diags = bammmc.emit(job, fmt)
+    assert text is not None
     assert not [d for d in diags if d.is_error], diags
     back, more = bammmc.parse(text, fmt)
     assert back is not None and not [d for d in more if d.is_error], (text, more)
@@ -149,6 +150,7 @@ def test_torque_round_trip(doc: dict[str, Any]) -> None:
 def test_slurm_pbs_slurm_keeps_what_pbs_supports(doc: dict[str, Any]) -> None:
     job = _job(doc)
     slurm, _ = bammmc.emit(job, "slurm")
+    assert slurm is not None
     via, _ = bammmc.convert(slurm, "slurm", "pbs")
     assert via is not None
     back, diags = bammmc.convert(via, "pbs", "slurm")

@@ -88,6 +88,7 @@ def _job(doc: dict[str, Any]) -> Job:
 def test_sge_round_trip(doc: dict[str, Any]) -> None:
     job = _job(doc)
     text, diags = bammmc.emit(job, "sge")
+    assert text is not None
     assert not [d for d in diags if d.is_error], diags
     back, more = bammmc.parse(text, "sge")
     assert back is not None and not [d for d in more if d.is_error], (text, more)
@@ -195,6 +196,7 @@ def test_generated_directives_never_crash(lines: list[list[str]]) -> None:
     assert job is not None or any(d.is_error for d in diags)
     if job is not None:
         out, more = bammmc.emit(job, "sge")
+        assert out is not None
         if not [d for d in more if d.is_error]:
             again, _ = bammmc.parse(out, "sge")
             assert again is not None

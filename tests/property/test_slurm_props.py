@@ -166,6 +166,7 @@ def _meaning(job: Job) -> dict[str, Any]:
 def test_slurm_round_trip_and_sbatch_accepts(doc: dict[str, Any], sbatch_check: Check) -> None:
     job = _job(doc)
     text, diags = bammmc.emit(job, "slurm")
+    assert text is not None
     assert not [d for d in diags if d.is_error], diags
     again, more = bammmc.parse(text, "slurm")
     assert again is not None, (text, more)

@@ -34,6 +34,7 @@ def test_generated_jobs_round_trip(text: str) -> None:
         assert any(d.is_error for d in diagnostics)
         return
     out, _ = bammmc.emit(job, "splat")
+    assert out is not None
     again, more = bammmc.parse(out, "splat")
     assert again == job, out
     assert [d.code for d in more] == [d.code for d in diagnostics if d.code[0] == "W"]
