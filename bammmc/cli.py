@@ -30,7 +30,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TextIO
+from typing import Any, Final, NoReturn, TextIO
 
 import click
 
@@ -402,7 +402,7 @@ def _compile_input(
     """Read and compile one input: (compiled jobs, diagnostics, text, display name, format)."""
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import Options, compile_text, get_format
-    from bammmc.registry import detect
+    from bammmc.registry import check_explicit, detect
     from bammmc.source import MAX_INPUT_SIZE, read_input
 
     name = "<stdin>" if path == "-" else path
@@ -411,7 +411,7 @@ def _compile_input(
     if source is None:
         return [], reporter.diagnostics, None, name, None
     fmt = get_format(src.lower()) if src else detect(source.path, source.text, reporter)
-    if fmt is None:
+    if fmt is None or (src and not check_explicit(fmt, source.text, reporter)):
         return [], reporter.diagnostics, source.text, name, None
     compiled = compile_text(
         source.text,
@@ -445,11 +445,14 @@ def _write_all_atomic(files: Sequence[tuple[str, str, bool]]) -> None:
     os.umask(umask)
     staged: list[tuple[str, str, bool]] = []
     renamed: list[str] = []
+    given = ""  # the path as the user gave it, for the error
     try:
         for path, text, executable in files:
+            given = path
             if os.path.islink(path):  # write through a symlink to its target, keeping the link
                 path = os.path.realpath(path)
             directory = os.path.dirname(os.path.abspath(path))
+            _make_directory(directory, given)  # `-o new/dir/job.pbs` makes `new/dir`
             fd, tmp = tempfile.mkstemp(prefix=".bammmc-", dir=directory)
             existed = os.path.exists(path)
             staged.append((tmp, path, existed))
@@ -460,18 +463,240 @@ def _write_all_atomic(files: Sequence[tuple[str, str, bool]]) -> None:
                 os.chmod(tmp, mode | (0o111 & ~umask) if executable else mode)
             else:
                 os.chmod(tmp, (0o777 if executable else 0o666) & ~umask)
-        for tmp, path, existed in reversed(staged):
+        for (shown, _, _), (tmp, path, existed) in zip(
+            reversed(files), reversed(staged), strict=True
+        ):
+            given = shown
             os.replace(tmp, path)
             if not existed:
                 renamed.append(path)
-    except BaseException:
+    except BaseException as exc:
         for tmp, _, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         for path in renamed:
             with contextlib.suppress(OSError):
                 os.unlink(path)
+        if isinstance(exc, OSError):
+            raise _WriteError(given, exc.strerror or str(exc)) from None
         raise
+
+
+def _make_directory(directory: str, given: str) -> None:
+    """``mkdir -p directory``; a part of the way that is a file is a :class:`_WriteError`
+    naming it (os.makedirs would only say "File exists")."""
+    if os.path.isdir(directory):
+        return
+    part = directory
+    while not os.path.exists(part) and os.path.dirname(part) != part:
+        part = os.path.dirname(part)
+    if os.path.exists(part) and not os.path.isdir(part):
+        shown = os.path.relpath(part) if not os.path.isabs(given) else part
+        raise _WriteError(given, f"`{shown}` is a file, not a directory")
+    os.makedirs(directory, exist_ok=True)
+
+
+class _WriteError(Exception):
+    """Writing an output failed: the path as the user gave it (never the temporary file)."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(path, why)
+        self.path = path
+        self.why = why
+
+
+#: the line that marks a file beside `-o` as bammmc's own (an HTCondor job's script): such a
+#: file is replaced on the next conversion; any other file there is the user's (E017)
+MARKER: Final = "# bammmc: written with `{main}`; converting again replaces this file"
+
+
+def _names_directory(output: str) -> bool:
+    """`-o DIR/` or an existing directory: the output is named after the input, inside it."""
+    return output.endswith(("/", os.sep)) or os.path.isdir(output)
+
+
+def _in_directory(directory: str, input_path: str, target: Any) -> str:
+    """``DIR/<input stem>.<target extension>``: `-o out/ --to pbs` of `run.sbatch` is
+    `out/run.pbs` (the stem drops the input's format extension, `.jobspec.yaml` included)."""
+    from bammmc.registry import by_extension
+
+    if input_path == "-":
+        _usage(
+            f"`-o {directory}` names the output after the input, and standard input has no "
+            "name: give the output file's name"
+        )
+    name = os.path.basename(input_path.rstrip("/"))
+    fmt = by_extension(name)
+    ext = next((e for e in fmt.extensions if name.lower().endswith(e)), "") if fmt else ""
+    stem = name[: len(name) - len(ext)] if ext else os.path.splitext(name)[0]
+    return os.path.join(directory, (stem or "job") + target.extensions[0])
+
+
+def _special(path: str) -> str | None:
+    """What an existing path is when bammmc must not replace it with a regular file (a
+    device, a FIFO, a socket, a directory), or None."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode  # through a symlink: `-o link-to-/dev/null` too
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _read_only(path: str) -> bool:
+    """An existing regular file without any write permission bit (also for root, who could
+    write it: the mode says the owner meant it to stay)."""
+    try:
+        return os.stat(path).st_mode & 0o222 == 0
+    except OSError:
+        return False
+
+
+def _is_input(input_path: str, path: str) -> bool:
+    """``path`` is the file being read: the same path, link or inode, also when the input came
+    on standard input redirected from that file (`bammmc - -o job.pbs < job.pbs`)."""
+    if input_path != "-":
+        return _same_file(input_path, path)
+    try:
+        here, there = os.fstat(sys.stdin.fileno()), os.stat(path)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _check_output(printer: _Printer, input_path: str, output: str, force: bool) -> None:
+    """E013 for `-o` that is the input, E011 for a device, FIFO, socket or directory, E012 for
+    a read-only file (unless `--force`): each before anything is read."""
+    if _is_input(input_path, output):
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E013",
+            f"the output `{output}` is the input file",
+            "write the conversion to another path",
+            output,
+        )
+    what = _special(output)
+    if what is not None:
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E011",
+            f"the output `{output}` is {what}, which bammmc does not replace with a file",
+            "write to a regular file; to print the conversion, leave out `-o` (or `-o -`)",
+            output,
+        )
+    if _read_only(output) and not force:
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E012",
+            f"the output `{output}` is read-only",
+            "write to another path, or pass `--force` to replace it",
+            output,
+        )
+
+
+def _check_companion(
+    printer: _Printer, input_path: str, output: str, path: str, extra: Any, force: bool
+) -> None:
+    """A file written beside `-o` (an HTCondor job's script): E013 when it is the input, E011
+    when it is not a regular file, E018 when the script runs a file of its own name (it would
+    call itself), E017 when a file is there that bammmc did not write (unless `--force`)."""
+    main = os.path.basename(output)
+    other = f"`-o other{os.path.splitext(output)[1]}` writes `other{extra.suffix}`"
+    if _is_input(input_path, path):
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E013",
+            f"the output `{path}` (written beside `{output}`) is the input file",
+            f"name the output after another stem: {other}",
+            path,
+        )
+    what = _special(path)
+    if what is not None:
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E011",
+            f"`{path}` (written beside `{output}`) is {what}",
+            f"name the output after another stem: {other}",
+            path,
+        )
+    if _calls(extra.text, os.path.basename(path)):
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E018",
+            f"the script written as `{path}` runs `{os.path.basename(path)}`: it would call itself",
+            f"name the output after another stem: {other}",
+            path,
+        )
+    if os.path.lexists(path) and not force and not _ours(path, main):
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E017",
+            f"`{path}` exists and bammmc did not write it; `{main}` needs its own script there",
+            f"name the output after another stem ({other}), or pass `--force` to replace it",
+            path,
+        )
+    if _read_only(path) and not force:
+        _fail(
+            printer,
+            EXIT_USAGE,
+            "E012",
+            f"`{path}` (written beside `{output}`) is read-only",
+            f"name the output after another stem ({other}), or pass `--force` to replace it",
+            path,
+        )
+
+
+def _calls(script: str, name: str) -> bool:
+    """Does ``script`` name the file ``name`` as a word (`bash train.sh`, `./train.sh`,
+    `source train.sh`)? Written as that name, the script would run itself."""
+    import re
+
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", script) is not None
+
+
+def _ours(path: str, main: str) -> bool:
+    """Is ``path`` a file bammmc wrote beside an output (its marker line among the first
+    three lines)? Any marker counts: the file may have been written for another `-o`."""
+    prefix = MARKER.split("`", 1)[0]
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace").split("\n")[:3]
+    except OSError:
+        return False
+    return any(line.startswith(prefix) for line in head)
+
+
+def _marked(extra: Any, main: str) -> Any:
+    """``extra`` with the marker line after its `#!` line (or first), naming the main file."""
+    from dataclasses import replace
+
+    line = MARKER.format(main=main) + "\n"
+    text = extra.text
+    if text.startswith("#!"):
+        first, nl, rest = text.partition("\n")
+        text = first + nl + line + rest
+    else:
+        text = line + text
+    return replace(extra, text=text)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -504,6 +729,12 @@ def _same_file(a: str, b: str) -> bool:
     "output back restores it (docs/preserve.md).",
 )
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a read-only output file, or a file beside `-o` (an HTCondor job's script) "
+    "that bammmc did not write.",
+)
+@click.option(
     "--container-runtime",
     type=click.Choice(["apptainer", "singularity"]),
     default="apptainer",
@@ -517,6 +748,7 @@ def convert_cmd(
     dst: str | None,
     explain: bool,
     preserve: bool,
+    force: bool,
     container_runtime: str,
     src: str | None,
     diag_format: str,
@@ -548,27 +780,25 @@ def convert_cmd(
             lsf_unit,
             sge_memory_resource,
         )
+    into_directory = bool(output) and output != "-" and _names_directory(output or "")
     if dst is None:
-        if output and output != "-":
+        if output and output != "-" and not into_directory:
             from bammmc.registry import target_for
 
             fmt = target_for(output)
             if fmt is None:
                 _usage(f"cannot tell the target format from `{output}`; add `--to FORMAT`")
             dst = fmt.name
+        elif into_directory:
+            _usage(f"`-o {output}` is a directory: add `--to FORMAT` to name the files in it")
         else:
             _usage("no target format: add `--to FORMAT` or `-o FILE` with a known extension")
     target = get_format(dst.lower())
     printer = _Printer(diag_format, color, policy=policy)
-    if output and _same_file(input_path, output):
-        _fail(
-            printer,
-            EXIT_USAGE,
-            "E013",
-            f"the output `{output}` is the input file",
-            "write the conversion to another path",
-            output,
-        )
+    if into_directory:
+        output = _in_directory(output or "", input_path, target)
+    if output and output != "-":
+        _check_output(printer, input_path, output, force)
 
     compiled, diagnostics, text, name, _ = _compile_input(
         input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
@@ -616,17 +846,10 @@ def convert_cmd(
             help="convert the documents one by one",
         )
     extra_paths = _extra_paths(output, stem, extras, reporter) if extras else []
-    for path in extra_paths:
-        if _same_file(input_path, path):
-            _fail(
-                printer,
-                EXIT_USAGE,
-                "E013",
-                f"the output `{path}` (written beside `{output}`) is the input file",
-                f"name the output after another stem: `-o other{os.path.splitext(output or '')[1]}`"
-                " writes `other" + extras[extra_paths.index(path)].suffix + "`",
-                path,
-            )
+    for path, extra in zip(extra_paths, extras, strict=False):
+        _check_companion(printer, input_path, output or "", path, extra, force)
+    if extra_paths:
+        extras = [_marked(f, os.path.basename(output or "")) for f in extras]
     printer.add(reporter.diagnostics, None, None)
     if explain:  # also when the conversion fails: the table says why
         options = _read_options(band, lsf_unit, sge_memory_resource)
@@ -653,15 +876,14 @@ def convert_cmd(
         written += [(p, f.text, f.executable) for p, f in zip(extra_paths, extras, strict=True)]
         try:
             _write_all_atomic(written)
-        except OSError as exc:
-            failed = exc.filename if isinstance(exc.filename, str) else output
+        except _WriteError as exc:
             _fail(
                 printer,
                 EXIT_ERRORS,
                 "E014",
-                f"cannot write `{failed}`: {exc.strerror or exc}",
-                "check that the directory exists and is writable",
-                failed,
+                f"cannot write `{exc.path}`: {exc.why}",
+                "check that the directory is writable and the disk not full",
+                exc.path,
             )
     else:
         sys.stdout.flush()
@@ -903,6 +1125,13 @@ def formats_cmd(matrix: bool) -> None:
     for fmt in FORMATS.values():
         exts = " ".join(fmt.extensions)
         click.echo(f"{fmt.name:<12} read write  {exts:<32} {fmt.description}")
+    click.echo(
+        "\nThe input's format: `--from`, else the extension, else the content. Content beats "
+        "the extension\nwhen the file holds none of its format's markers and those of exactly "
+        "one other (`run.sub`\nwith `#SBATCH` lines is Slurm, N002); a `.pbs`/`.qsub` file with "
+        "Torque-only constructs is\nTorque. `--from` on a file written for another scheduler "
+        "is E019. docs/cli.md has the rule."
+    )
 
 
 @main.command("schema")

@@ -227,11 +227,12 @@ def find_config(start: str) -> str | None:
 
 
 def _has_tool_table(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
-        return False
+    from bammmc.source import read_bounded
+
+    raw, _ = read_bounded(path)
+    if raw is None:
+        return True  # a pyproject.toml bammmc cannot read: reported when it is loaded
+    text = raw.decode("utf-8", "replace")
     if not _TOOL_TABLE.search(text):
         return False
     import tomllib
@@ -249,22 +250,22 @@ def load(path: str) -> Config:
     import tomllib
 
     from bammmc.diagnostics.model import printable_path
+    from bammmc.source import read_bounded
 
     shown = printable_path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _error(shown, None, "the configuration file is not UTF-8 text", None, "") from None
-    except OSError as exc:
+    raw, why = read_bounded(path)  # a regular file or a pipe, never more than the input limit
+    if raw is None:
         raise _error(
             shown,
             None,
-            f"cannot read the configuration file: {exc.strerror or exc}",
+            f"cannot read the configuration file: {why}",
             None,
             "check the path given to `--config`",
-        ) from None
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _error(shown, None, "the configuration file is not UTF-8 text", None, "") from None
     pyproject = os.path.basename(path) == "pyproject.toml"
     table: tuple[str, ...] = ("tool", "bammmc") if pyproject else ()
     try:

@@ -36,8 +36,22 @@ class Format:
         return importlib.import_module(self.backend)
 
     def sniff(self, text: str) -> bool:
+        """Does the content look like this format, and like no other? (`#BSUB` lines in a
+        Slurm script are foreign there: LSF's sniffer says no.)"""
         sniffer: Callable[[str], bool] = self.reader().sniff
         return sniffer(text)
+
+    def marks(self, text: str) -> bool:
+        """Does the text hold this format's own markers at all (its directive prefix, its
+        submit commands, its keys), whatever else it holds? The sniffer when the reader has
+        no ``marks`` of its own."""
+        marker: Callable[[str], bool] = getattr(self.reader(), "marks", self.reader().sniff)
+        return marker(text)
+
+    @property
+    def family(self) -> str:
+        """Formats that share their directives: PBS Pro and Torque (`#PBS`)."""
+        return "pbs" if self.name == "torque" else self.name
 
 
 FORMATS: dict[str, Format] = {
@@ -135,14 +149,32 @@ def by_extension(path: str) -> Format | None:
 
 
 def detect(path: str | None, text: str, reporter: Reporter) -> Format | None:
-    """The format of an input: by extension, else by content; E010 when neither tells."""
+    """The format of an input: by extension, unless the content decisively says otherwise,
+    else by content; E010 when neither tells.
+
+    Content beats the extension when the text holds none of the extension's format's own
+    markers and the markers of exactly one other format (a `run.sub` holding `#!/bin/bash`
+    and `#SBATCH` lines is a Slurm script), and a `.pbs`/`.qsub` file with Torque-only
+    constructs (`nodes=N:ppn=M`, `-t`, `-d`) is Torque; N002 says so. docs/cli.md."""
     if not text.strip():
         reporter.report("E001", "the input is empty", help="give a job file")
         return None
     if path:
         fmt = by_extension(path)
         if fmt is not None:
-            return fmt
+            other = _decisively_other(fmt, text)
+            if other is None:
+                return fmt
+            ext = next(e for e in fmt.extensions if path.lower().endswith(e))
+            reporter.report(
+                "N002",
+                f"read as `{other.name}`, not as `{fmt.name}` (its `{ext}` extension): "
+                + _why(fmt, other),
+                help=f"pass `--from {fmt.name}` to read it as `{fmt.name}` all the same"
+                if fmt.family == other.family
+                else f"nothing to do if that is right; a `{other.extensions[0]}` extension says so",
+            )
+            return other
     matches = [fmt for fmt in FORMATS.values() if fmt.sniff(text)]
     if len(matches) == 1:
         note: Callable[[str], str | None] | None = getattr(
@@ -170,6 +202,65 @@ def detect(path: str | None, text: str, reporter: Reporter) -> Format | None:
         help="name the format with `--from FORMAT`",
     )
     return None
+
+
+#: what each format's own markers are, in the messages of N002 and E019
+MARKERS: dict[str, str] = {
+    "splat": "`apiVersion: bammm.io/…`",
+    "slurm": "`#SBATCH` lines",
+    "pbs": "`#PBS` lines",
+    "torque": "`#PBS` lines",
+    "lsf": "`#BSUB` lines",
+    "sge": "`#$` lines",
+    "htcondor": "submit commands with a `queue` statement",
+    "flux": "jobspec keys (`version`, `resources`, `tasks`)",
+    "flux-batch": "`#flux:` lines",
+}
+
+
+def _why(fmt: Format, other: Format) -> str:
+    if fmt.family == other.family:  # `.pbs` with Torque-only constructs
+        return "its `#PBS` lines use Torque-only constructs (`nodes=…:ppn=`, `-t`, `-d`)"
+    return (
+        f"the file holds {MARKERS.get(other.name, 'the markers of ' + other.name)} and no "
+        f"{MARKERS.get(fmt.name, 'markers of ' + fmt.name)}"
+    )
+
+
+def _decisively_other(fmt: Format, text: str) -> Format | None:
+    """The one other format the content is written in when it holds none of ``fmt``'s own
+    markers (``None``: ``fmt`` it is, or the content does not say which other)."""
+    if fmt.name == "pbs" and FORMATS["torque"].sniff(text):
+        return FORMATS["torque"]
+    if fmt.marks(text):
+        return None
+    families = {f.family: f for f in FORMATS.values() if f.family != fmt.family and f.sniff(text)}
+    return next(iter(families.values())) if len(families) == 1 else None
+
+
+def check_explicit(fmt: Format, text: str, reporter: Reporter) -> bool:
+    """`--from FORMAT` on a file whose job directives are all of another scheduler (no `#PBS`
+    line but `#SBATCH` lines under `--from pbs`) is E019 with the format it is written in:
+    read as asked, every directive would be a comment and the job another one. False then."""
+    if not text.strip() or fmt.marks(text):
+        return True
+    families = {f.family: f for f in FORMATS.values() if f.family != fmt.family and f.sniff(text)}
+    if len(families) != 1:
+        return True
+    (other,) = families.values()
+    if other.family == "pbs":
+        other = FORMATS["torque"] if FORMATS["torque"].sniff(text) else FORMATS["pbs"]
+    reporter.report(
+        "E019",
+        f"`--from {fmt.name}`, but the file is written for `{other.name}`: it holds "
+        f"{MARKERS.get(other.name, other.name)} and no {MARKERS.get(fmt.name, fmt.name)}",
+        notes=(
+            f"read as `{fmt.name}`, none of its directives would be read, and the job would "
+            "be another one",
+        ),
+        help=f"did you mean `--from {other.name}`?",
+    )
+    return False
 
 
 def target_for(path: str) -> Format | None:

@@ -54,6 +54,22 @@ def read_input(path: str, reporter: Reporter, max_size: int = MAX_INPUT_SIZE) ->
     return Source(name, None if path == "-" else path, text)
 
 
+def read_bounded(path: str, max_size: int = MAX_INPUT_SIZE) -> tuple[bytes | None, str]:
+    """``(bytes, "")`` of a regular file or a pipe of at most ``max_size`` bytes, or ``(None,
+    why)``: the same rules as :func:`read_input`, for files that are not the job (the
+    configuration: `--config /dev/zero`, a FIFO, a 3 GB `bammmc.toml`)."""
+    reporter = Reporter(path)
+    try:
+        data = _read_path(path, reporter, max_size)
+    except OSError as exc:
+        return None, str(exc.strerror or exc)
+    if data is None:
+        return None, reporter.diagnostics[0].message if reporter.diagnostics else "unreadable"
+    if len(data) > max_size:
+        return None, f"`{path}` is more than {max_size:,} bytes"
+    return data, ""
+
+
 def _kind(mode: int) -> str | None:
     """What a file that is neither a regular file nor a pipe is, or None when it is one."""
     if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -10,9 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from bammmc.cli import main
-from bammmc.diagnostics.codes import CODES, lookup
+from bammmc.diagnostics.codes import CODES, FIFO, lookup
 
 SOURCES = Path(__file__).parent.parent / "bammmc"
+
+
+#: the codes whose exit status is 2 (usage): output paths and the configuration
+USAGE = ("E011", "E012", "E013", "E016", "E017", "E018")
 
 
 @pytest.mark.parametrize("code", sorted(CODES))
@@ -20,11 +25,16 @@ def test_example_emits_its_code(code: str, tmp_path: Path) -> None:
     entry = CODES[code]
     example = tmp_path / entry.filename
     example.write_bytes(entry.example.encode())
-    argv = [a.replace("{file}", str(example)) for a in entry.argv]
+    for name, text in entry.extra.items():
+        if text == FIFO:
+            os.mkfifo(tmp_path / name)
+        else:
+            (tmp_path / name).write_text(text)
+    argv = [a.replace("{file}", str(example)).replace("{dir}", str(tmp_path)) for a in entry.argv]
     result = CliRunner().invoke(main, [*argv, "--diagnostics", "json"], catch_exceptions=False)
     emitted = [json.loads(line)["code"] for line in result.stderr.splitlines() if line]
     assert code in emitted, result.stderr
-    assert result.exit_code == (2 if code in ("E013", "E016") else 1 if code[0] == "E" else 0)
+    assert result.exit_code == (2 if code in USAGE else 1 if code[0] == "E" else 0)
     assert "Traceback" not in result.stderr
 
 

@@ -193,3 +193,37 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
     (tmp_path / "latin1.toml").write_bytes(b"strict = true # caf\xe9\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         load(str(tmp_path / "latin1.toml"))
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "huge"])
+def test_reads_are_bounded(kind: str, tmp_path: Path) -> None:
+    """`--config /dev/zero`, a FIFO nobody writes to, a 3 GB file: E016 at once, never a hang
+    or a 3 GB read (issue #18, item 6)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    if kind == "device":
+        path = "/dev/zero"
+    elif kind == "fifo":
+        path = str(tmp_path / "bammmc.toml")
+        os.mkfifo(path)
+    else:
+        path = str(tmp_path / "bammmc.toml")
+        with open(path, "wb") as fh:
+            fh.truncate(3 * 1024**3)  # sparse: no disk used
+    job = tmp_path / "job.sbatch"
+    job.write_text("#!/bin/bash\n#SBATCH -n 1\nhostname\n")
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "bammmc", "check", str(job), "--config", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert proc.returncode == 2 and "E016" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 30  # a real read of 3 GB (or of /dev/zero) takes longer

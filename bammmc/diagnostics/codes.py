@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+#: an `extra` file of an example that is a named pipe, not a text
+FIFO: Final = "\x00fifo"
+
 
 @dataclass(frozen=True)
 class Code:
@@ -30,18 +33,28 @@ class Code:
     #: file name the example is written to
     filename: str = "job.splat.yaml"
     removed: bool = False
+    #: other files the example needs (name -> text, or :data:`FIFO` for a named pipe), beside
+    #: the example file; ``{dir}`` in ``argv`` is their directory
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def explanation(self) -> str:
         shown = self.example if "\x00" not in self.example else repr(self.example)
-        command = "bammmc " + " ".join(a.replace("{file}", self.filename) for a in self.argv)
+        command = "bammmc " + " ".join(
+            a.replace("{file}", self.filename).replace("{dir}/", "") for a in self.argv
+        )
+        beside = "".join(
+            f"`{name}`, a named pipe (`mkfifo {name}`)\n\n"
+            if text == FIFO
+            else f"`{name}` (already there):\n\n```\n{text.rstrip()}\n```\n\n"
+            for name, text in self.extra.items()
+        )
         return (
             f"# {self.code} `{self.name}`: {self.summary}\n\n"
             f"## What it means\n\n{self.means}\n\n"
             f"## Why\n\n{self.why}\n\n"
             f"## Example\n\n`{self.filename}`:\n\n```yaml\n{shown.rstrip()}\n```\n\n"
-            f"```\n$ {command}\n```\n\n"
+            f"{beside}```\n$ {command}\n```\n\n"
             f"## How to fix\n\n{self.fix}\n"
         )
 
@@ -141,6 +154,67 @@ _ALL: Final[tuple[Code, ...]] = (
         filename="job.yaml",
     ),
     Code(
+        "E011",
+        "output-not-a-file",
+        "the output path is a device, a FIFO, a socket or a directory",
+        "`-o` (or a file written beside it) names something that is not a regular file: a "
+        "character or block device (`/dev/null`, a disk), a named pipe, a socket. (`-o DIR/` "
+        "and an existing directory are not this: the output is written into the directory, "
+        "named after the input.)",
+        "bammmc writes through a temporary file renamed into place, which would replace the "
+        "device or pipe with a regular file: run as root, `-o /dev/null` would replace "
+        "`/dev/null` for every program on the machine.",
+        "Write to a regular file. To see the conversion, leave `-o` out: it is printed on "
+        "standard output.",
+        _V + "metadata:\n  name: hello\n",
+        argv=("{file}", "-o", "{dir}/pipe.sbatch"),
+        extra={"pipe.sbatch": FIFO},
+    ),
+    Code(
+        "E012",
+        "output-read-only",
+        "the output file is read-only",
+        "The file at `-o` (or a file written beside it) exists and has no write permission "
+        "bit. bammmc could replace it anyway (the directory is writable, or it runs as "
+        "root), but the mode says the file is meant to stay as it is.",
+        "A read-only job file is usually a reviewed or released one; replacing it silently "
+        "is how a working job is lost.",
+        "Write to another path, or pass `--force` to replace the file.",
+        _V + "metadata:\n  name: hello\n",
+        argv=("{file}", "-o", "/proc/version", "--to", "slurm"),
+    ),
+    Code(
+        "E017",
+        "output-would-overwrite",
+        "a file beside the output exists, and bammmc did not write it",
+        "Some targets need more than one file: an HTCondor submit file of a script job is "
+        "written with the script it runs, named after `-o`'s stem (`-o train.sub` writes "
+        "`train.sh`). A file of that name is already there, and it is not one bammmc wrote "
+        "(bammmc marks its scripts with a `# bammmc: written with …` line after the `#!` "
+        "line, and replaces those).",
+        "The file is most likely the user's own script, perhaps the very one the job runs "
+        "(`bash train.sh`): replacing it destroys it.",
+        "Name the output after another stem (`-o run.sub` writes `run.sh`), or pass `--force` "
+        "to replace the file.",
+        _V + "spec:\n  execution:\n    script: |\n      #!/bin/bash\n      hostname\n",
+        argv=("{file}", "-o", "{dir}/train.sub"),
+        extra={"train.sh": "#!/bin/bash\necho my own script\n"},
+    ),
+    Code(
+        "E018",
+        "script-calls-itself",
+        "the script written beside the output would run itself",
+        "The job's script is written beside `-o` under its stem (`-o train.sub` writes "
+        "`train.sh`), and the script runs a file of that very name (`bash train.sh`): the "
+        "converted job would call itself instead of the user's script.",
+        "With the user's `train.sh` replaced by the job's own script, the job recurses or "
+        "runs the wrong program; `--force` does not make this right, so it is refused always.",
+        "Name the output after another stem: `-o train-job.sub` writes `train-job.sh`, which "
+        "runs the user's `train.sh`.",
+        _V + "spec:\n  execution:\n    script: |\n      #!/bin/bash\n      bash train.sh\n",
+        argv=("{file}", "-o", "{dir}/train.sub"),
+    ),
+    Code(
         "E013",
         "output-is-input",
         "the output path is the input file",
@@ -154,13 +228,14 @@ _ALL: Final[tuple[Code, ...]] = (
         "E014",
         "output-write-failed",
         "the output file could not be written",
-        "Creating or renaming the output file failed (missing directory, permissions, full "
-        "disk). Nothing was written; an existing file at that path is unchanged.",
+        "Creating or renaming the output file failed (permissions, a full disk, a path "
+        "through a regular file). Nothing was written; an existing file at that path is "
+        "unchanged. (A missing directory is made, as `mkdir -p` would.)",
         "Output is written to a temporary file and renamed into place, so a failure never "
         "leaves a half-written job behind.",
-        "Check that the directory exists and is writable.",
+        "Check that the directory is writable and the disk not full.",
         _V + "metadata:\n  name: hello\n",
-        argv=("{file}", "-o", "/nonexistent-bammmc-dir/out.splat.yaml"),
+        argv=("{file}", "-o", "{file}/out.splat.yaml"),
     ),
     Code(
         "E015",
@@ -197,6 +272,21 @@ _ALL: Final[tuple[Code, ...]] = (
         "stirct = true\n",
         argv=("check", "--config", "{file}", "job.sbatch"),
         filename="bammmc.toml",
+    ),
+    Code(
+        "E019",
+        "wrong-input-format",
+        "`--from` names a format the file is not written in",
+        "`--from FORMAT` was given, and the file holds none of that format's own markers "
+        "(its directive prefix, its submit commands, its keys) but the markers of exactly one "
+        "other format: `--from pbs` on a file with `#SBATCH` lines and no `#PBS` line.",
+        "Read as the format asked for, every directive of the other scheduler is a comment: "
+        "the job would come out with none of its resources, and nothing else would say so.",
+        "Pass the format the file is written in (the help line names it), or leave `--from` "
+        "out: bammmc detects it.",
+        "#!/bin/bash\n#SBATCH --ntasks=4\n#SBATCH --time=1:00:00\nsrun hostname\n",
+        argv=("check", "--from", "pbs", "{file}"),
+        filename="job.sh",
     ),
     Code(
         "E020",
@@ -781,6 +871,22 @@ _ALL: Final[tuple[Code, ...]] = (
         "Pass `--from torque` or `--from pbs`, or give the file the format's extension.",
         "#!/bin/bash\n#PBS -N hello\n#PBS -l walltime=00:10:00\necho hi\n",
         filename="job.sh",
+    ),
+    Code(
+        "N002",
+        "format-from-content",
+        "the file's content, not its extension, decided its format",
+        "The file's extension names one format, but the file holds none of that format's "
+        "markers and the markers of exactly one other (a `run.sub` holding `#!/bin/bash` and "
+        "`#SBATCH` lines), or a `.pbs`/`.qsub` file uses Torque-only constructs "
+        "(`nodes=N:ppn=M`, `-t` arrays, `-d`): it is read as the format it is written in.",
+        "Sites name job files as they please (`.sub` and `.job` for any scheduler, `.pbs` for "
+        "Torque). Read by its extension, such a file gives a wall of syntax errors, or a job "
+        "with every directive read in the wrong dialect.",
+        "Nothing to do when the reading is right. Pass `--from FORMAT` to read the file as "
+        "another format.",
+        "#!/bin/bash\n#SBATCH --ntasks=4\nsrun hostname\n",
+        filename="run.sub",
     ),
     Code(
         "W302",

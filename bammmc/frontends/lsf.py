@@ -186,6 +186,14 @@ def sniff(text: str) -> bool:
     return any(line.startswith("#BSUB") and _is_directive(line) for line in lines)
 
 
+def marks(text: str) -> bool:
+    """The file holds `#BSUB` directives, also beside `#SBATCH`/`#PBS` lines (registry.detect:
+    it is written for LSF, whatever else it holds)."""
+    return any(
+        line.startswith("#BSUB") and _is_directive(line) for line in text[:65536].split("\n")
+    )
+
+
 def _position(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of an offset (a directive may continue over several lines)."""
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)

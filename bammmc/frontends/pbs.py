@@ -56,6 +56,12 @@ def sniff_torque(text: str) -> bool:
     return _has_directives(text) and _torque_markers(text)
 
 
+def marks(text: str) -> bool:
+    """The file holds `#PBS` lines, in either dialect (registry.detect: the file is written
+    for PBS or Torque, whatever else it holds)."""
+    return _has_directives(text)
+
+
 def _has_directives(text: str) -> bool:
     return any(line.lstrip().startswith("#PBS") for line in text[:65536].splitlines())
 

@@ -8,11 +8,11 @@ and CRLF handling (converted, not refused): shared/docs/formats/torque.md. Sibli
 from __future__ import annotations
 
 from bammmc.diagnostics.model import Reporter
-from bammmc.frontends.pbs import PbsScript
+from bammmc.frontends.pbs import PbsScript, marks
 from bammmc.frontends.pbs import scan as _scan
 from bammmc.frontends.pbs import sniff_torque as sniff
 
-__all__ = ["scan", "sniff"]
+__all__ = ["marks", "scan", "sniff"]
 
 
 def scan(text: str, reporter: Reporter) -> PbsScript:
