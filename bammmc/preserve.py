@@ -81,6 +81,10 @@ WIDTH: Final = 74
 MAX_PAYLOAD: Final = 16 * 1024 * 1024
 #: how deep a payload may nest (a job's wire data with the YAML reader's 64 levels inside it)
 MAX_DEPTH: Final = 100
+#: how many entries a patch may hold (a job has some 500 fields; a map one side lacks is one
+#: entry however many keys it has), so that a hand-made block cannot flood the reader with
+#: entries to judge and warnings to print
+MAX_ENTRIES: Final = 10_000
 
 _HEADER: Final = re.compile(r"# bammmc-preserve v(\d+) sha256=([0-9a-f]{64})")
 #: the start of a header line, or of a line that was one (anything before the name: damaged)
@@ -437,14 +441,32 @@ NEVER_RESTORED: Final[dict[str, str]] = {
     },
 }
 
-_ROOTS: Final = tuple(tuple(p.split(".")) for p in RESTORABLE)
+
+def _trie(patterns: Sequence[str]) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    for pattern in patterns:
+        node = root
+        for part in pattern.split("."):
+            node = node.setdefault(part, {})
+        node[""] = True  # a subtree root ends here (no wire name is empty)
+    return root
 
 
-def _matches(path: Path, pattern: tuple[str, ...]) -> bool:
-    """Does ``path`` start with ``pattern`` (``*``: any one key or index)?"""
-    return len(path) >= len(pattern) and all(
-        p == "*" or p == part for p, part in zip(pattern, path, strict=False)
-    )
+_ROOTS: Final = _trie(RESTORABLE)
+
+
+def _place(path: Path) -> str | None:
+    """``under`` when ``path`` lies in a :data:`RESTORABLE` subtree, ``above`` when it is on the
+    way to one, else None (``*`` in a pattern: any one key or index)."""
+    nodes = [_ROOTS]
+    for part in path:
+        if any("" in node for node in nodes):
+            return "under"
+        key = part if isinstance(part, str) else None
+        nodes = [c for node in nodes for c in (node.get(key) if key else None, node.get("*")) if c]
+        if not nodes:
+            return None
+    return "under" if any("" in node for node in nodes) else "above"
 
 
 def _leaves(path: Path, value: Any) -> list[tuple[Path, bool]]:
@@ -473,15 +495,13 @@ def restorable(entry: Entry) -> bool:
     False
     >>> restorable(Entry(("spec", "extensions"), ABSENT, {"slurm": {"export": "ALL"}}))
     False
+    >>> restorable(Entry(("spec", "tasks", 0, "name"), ABSENT, "a"))
+    True
     """
     for path, empty in [*_leaves(entry.path, entry.y), *_leaves(entry.path, entry.x)]:
-        if any(_matches(path, root) for root in _ROOTS):
-            continue
-        if empty and any(
-            _matches(root, tuple("*" if isinstance(p, int) else p for p in path)) for root in _ROOTS
-        ):
-            continue
-        return False
+        place = _place(path)
+        if place != "under" and not (empty and place == "above"):
+            return False
     return True
 
 
@@ -701,6 +721,8 @@ def _entries(body: dict[str, Any]) -> tuple[Entry, ...]:
     patch = body.get("patch")
     if not isinstance(patch, list):
         raise Invalid("its payload has no patch")
+    if len(patch) > MAX_ENTRIES:
+        raise Invalid(f"its patch holds {len(patch)} entries, more than {MAX_ENTRIES}")
     out = []
     for item in patch:
         path = item.get("p") if isinstance(item, dict) else None

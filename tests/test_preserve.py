@@ -758,3 +758,14 @@ def test_a_flux_block_moved_onto_another_jobspec_is_ignored() -> None:
     assert codes(diagnostics) == ["W411"]
     assert preserve.EDITED in next(d.message for d in diagnostics if d.code == "W411")
     assert back is not None and back.metadata is not None and back.metadata.labels is None
+
+
+def test_a_block_of_too_many_entries_is_ignored() -> None:
+    """A hand-made block of 10,001 refused entries is one W411, not 10,001 warnings."""
+    patch = [
+        {"p": ["spec", "execution", "environment", "vars", f"V{i}"], "x": "1"}
+        for i in range(preserve.MAX_ENTRIES + 1)
+    ]
+    back, diagnostics = read(_forged_block(VISIBLE, patch), "slurm")
+    assert codes(diagnostics) == ["W411"]
+    assert back == read(VISIBLE[:-1], "slurm")[0]
