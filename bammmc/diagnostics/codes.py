@@ -823,40 +823,98 @@ _ALL: Final[tuple[Code, ...]] = (
         "preserve-block-invalid",
         "a `--preserve` block that cannot be used",
         "The file ends with a `# bammmc-preserve` comment block (or a Flux jobspec has "
-        "`attributes.user.bammmc`) that bammmc cannot trust: its SHA-256 digest does not match "
-        "its payload, the payload does not decode, it is of another version, it was written "
-        "for another format, or lines follow it. bammmc ignores it and reads the file as the "
-        "scheduler runs it. When converting with `--preserve`, the same code says that no "
-        "block could be written: the script ends inside an unclosed here-document (a comment "
-        "line there would become the here-document's input), or bammmc cannot read its own "
-        "output back.",
-        "The block restores fields the target format cannot express. A block that was edited "
-        "or damaged could restore values nobody wrote, so it is used only when it verifies; "
-        "the fields it held are then lost, as without `--preserve`.",
-        "Convert the original job again with `--preserve`. Edit the converted file anywhere "
-        "but in the block; to drop the kept fields, delete the block's lines.",
-        "#!/bin/bash\n#SBATCH --job-name=x\necho hi\n\n# bammmc-preserve v1 sha256="
-        + "0" * 64
-        + "\n# eNqrVgrLz0lVslIqS8wpTVWqBQA1pQXB\n",
+        "`attributes.user.bammmc`) that bammmc cannot use. Most often the file was edited "
+        "since bammmc wrote it: the block's SHA-256 digest covers the text before it (a Flux "
+        "jobspec's data without the block) and its payload, so any edit of either — or a "
+        "block copied onto another file — no longer matches. The other reasons: its payload "
+        "does not decode, it is of another version (version 1 blocks, whose digest covered "
+        "the payload only, are no longer read), it was written for another format, or lines "
+        "follow it. bammmc ignores it and reads the file as the scheduler runs it. When "
+        "converting with `--preserve`, the same code says that no block could be written: "
+        "the script ends inside an unclosed here-document (a comment line there would become "
+        "the here-document's input), or bammmc cannot read its own output back.",
+        "The block describes the file bammmc wrote. Once the file is edited, nothing says "
+        "which of the block's values still hold, so none is used: the file reads as its own "
+        "text says, and the fields the block held are lost, as without `--preserve`. The "
+        "digest is not a signature (anyone can compute one); what a block may restore at all "
+        "is limited otherwise (W413, W414).",
+        "Nothing, if the edit was meant and the kept fields do not matter. Otherwise convert "
+        "the original job again with `--preserve`, and make the edit there. To drop the block, "
+        "delete its lines.",
+        # a genuine block (it kept a label), then `echo hi` edited to `echo bye`
+        "#!/bin/bash\n#SBATCH --job-name=x\necho bye\n\n# bammmc-preserve v2 sha256="
+        "28844c43d6876e9ad340e4dab52d5a981de1e15afddf6266a18082ff711911d4\n"
+        "# eNoNizEOgCAQBP-yNZXlfQUpVr3EApDIaUwIf_e62dnMwAtZAuyCoOfnLgjo2nyt1bHR9hMSB1\n"
+        "# xFFDUeNPqTuWnuDqYsSAGfN8RM8wcqxRl5\n",
         filename="job.sbatch",
     ),
     Code(
         "W412",
         "preserve-value-edited",
-        "a field changed after `--preserve` wrote the file, so its kept value is not restored",
+        "a field does not read as the `--preserve` block recorded, so its kept value is not "
+        "restored",
         "The file's `--preserve` block recorded, for this field, the value the converted file "
-        "carried and the original value to restore. The file now carries another value: it "
-        "was edited after the conversion. bammmc keeps the file's value.",
-        "An edit is the user's decision and must win over the block; restoring the original "
-        "would silently undo it. The other fields of the block are still restored.",
-        "Nothing, if the edit was meant. Otherwise convert the original job again with "
-        "`--preserve`.",
-        # `cpusPerTask: 500m` written with `--preserve` (sbatch gets 1), then edited to 2
-        "#!/bin/bash\n#SBATCH --cpus-per-task=2\necho hi\n\n# bammmc-preserve v1 sha256="
-        "55e6e36acb56400fe590fc312b4279e8783c7d191b482c4b11b84cf40580c391\n"
-        "# eNpVjL0KAjEQhN9l6hRnYZOnELQ7rzjicoLGLPsjSsi7u4iN3czHfNPxRN4lWEOG3l0qEpQ42v\n"
-        "# kRkVcrV-S5I9AMZSpBhbS5FNLIhV0PJKdVb1gS3t-7V_j7aaoY6d9sbuz2G3ZUko2OdiERZBOn\n"
-        "# MZbxARehLsQ\n",
+        "carried and the original value to restore. The file's text is the one the block was "
+        "written after (its digest matches: an edited file is W411), yet the field reads "
+        "otherwise: the bammmc reading the file reads it differently from the one that wrote "
+        "the block, or the block was not written by bammmc. bammmc keeps the file's value.",
+        "The block's value was meant for the reading it recorded. Over another reading it "
+        "could turn the field into something neither the file nor the original said. The "
+        "other fields of the block are still restored.",
+        "Convert the original job again with `--preserve` (with the bammmc that reads the file).",
+        # a block that says the file carried the label `team: a` (it carries none)
+        "#!/bin/bash\n#SBATCH --job-name=x\necho hi\n\n# bammmc-preserve v2 sha256="
+        "480e0183f4cc1ab4c79fdd213bc5656c970558b1693eb0b946b7fedcaff022f2\n"
+        "# eNoVizEOgCAUQ-_SmcmRqyDDR3_iAErkazSEu1unvvalHTf85GAHPFq-zgKHppVt3olVbNngQw\n"
+        "# engKImq5jQZEmaG8FUCqLDy88vHmbCiOMD-TobQg\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W413",
+        "preserve-sets-what-runs",
+        "a `--preserve` block entry for a field that decides what the job runs",
+        "The file's `--preserve` block holds a value for the script, the program or its "
+        "arguments, the environment, the working directory, the input, output or staged "
+        "files, the container, the shell, or a scheduler option that carries one of these "
+        "(`extensions.slurm.export`, `extensions.lsf.pre_exec`, raw `options`…). A block never "
+        "sets these: bammmc ignores the entry and keeps what the file's own text says. bammmc "
+        "never writes such an entry, so someone or something else made this block.",
+        "The block is not readable text: nobody reviewing the file sees what it says. Its "
+        "digest shows that the file was not edited since the block was written, but it is "
+        "not a signature: anyone can write a block with a correct digest. If a block could "
+        "set the script, a file showing `echo safe` could run anything once bammmc converts "
+        "it. So only the visible text decides what runs; a block may restore only how a job "
+        "is named, scheduled, sized, placed and notified (docs/preserve.md lists the fields).",
+        "Nothing, if the file's text is what should run. Check where the file came from. If "
+        "the value is wanted, write it in the file itself.",
+        # the file shows `echo safe`; the block would replace the script
+        "#!/bin/bash\n#SBATCH --job-name=x\necho safe\n\n# bammmc-preserve v2 sha256="
+        "5b70b98f3826faecc194b216537e2c03f396802063b5568e02e7ab6579129a2f\n"
+        "# eNpdjDsOwjAQRK9ihtZgidJXSVI4q0WOFH_kdZBRyN1xKOnm82Z2vGAfGjXBQtatBGgI5-7G2G\n"
+        "# V2lTzssKNHAyQz9ZQb01aXdBJCZckVk8a7j64XMy_RzE78GJl8UuKe_Ltq_zVtZVU3Ub7WLNYY\n"
+        "# bi7kle-Ugmnqo04Gx3R8AVlqNKg\n",
+        filename="job.sbatch",
+    ),
+    Code(
+        "W414",
+        "preserve-overrides-file",
+        "a `--preserve` block entry for a field the file sets",
+        "The file's `--preserve` block holds a value for a field the file's own text sets, "
+        "and not the same value spelled otherwise (`1:00:00` for `PT1H` is the same value; "
+        "`200` for `2` is not). A block only adds what the file cannot express; bammmc keeps "
+        "the file's value and ignores the entry. bammmc never writes such an entry: where the "
+        "target approximates a value (`cpusPerTask: 500m` written as `--cpus-per-task=1`), "
+        "the converted file's value is the job's.",
+        "What the scheduler runs is what the file says; a hidden value that contradicts a "
+        "visible one would make the file mean two things, and a reader of the file could not "
+        "tell.",
+        "Nothing: the file's value is what the scheduler runs. To use the block's value, "
+        "write it in the file.",
+        # the file says `--ntasks=2`; the block would make it 200
+        "#!/bin/bash\n#SBATCH --ntasks=2\necho hi\n\n# bammmc-preserve v2 sha256="
+        "84ffe343a8eeab418d436d42fe018bd206ffc3a1d2b19d3aeaa47e94a7f78b5b\n"
+        "# eNodjDsKwCAUBO-ytYWk9CrGQuRBIB_F1ZAg3j2PNMvsFDNwwy0GLcOBR68nDChF33opltjSBu\n"
+        "# cHVHmwSFJbhbnXJFRukTsRDN4_9OhaO8P8AMm3Gww\n",
         filename="job.sbatch",
     ),
     # ── N0xx: notes ──────────────────────────────────────────────────────────────────────
