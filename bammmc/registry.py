@@ -227,6 +227,32 @@ def _why(fmt: Format, other: Format) -> str:
     )
 
 
+#: formats whose directives are comment lines at the top of a script
+SCRIPT_FAMILIES: frozenset[str] = frozenset({"slurm", "pbs", "lsf", "sge", "flux-batch"})
+
+
+def _header(text: str) -> str:
+    """The lines before the first command (blank lines and comments): where sbatch, qsub and
+    bsub read their directives. A `#PBS` line in a script's body is no PBS directive."""
+    lines = text[:65536].split("\n")
+    end = next(
+        (i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")),
+        len(lines),
+    )
+    return "\n".join(lines[:end]) + "\n"
+
+
+def _others(fmt: Format, text: str) -> dict[str, Format]:
+    """The formats of other families the content is written in: a script format by the
+    directives of its header only, the others by their whole text."""
+    head = _header(text)
+    return {
+        f.family: f
+        for f in FORMATS.values()
+        if f.family != fmt.family and f.sniff(head if f.family in SCRIPT_FAMILIES else text)
+    }
+
+
 def _decisively_other(fmt: Format, text: str) -> Format | None:
     """The one other format the content is written in when it holds none of ``fmt``'s own
     markers (``None``: ``fmt`` it is, or the content does not say which other)."""
@@ -234,7 +260,7 @@ def _decisively_other(fmt: Format, text: str) -> Format | None:
         return FORMATS["torque"]
     if fmt.marks(text):
         return None
-    families = {f.family: f for f in FORMATS.values() if f.family != fmt.family and f.sniff(text)}
+    families = _others(fmt, text)
     return next(iter(families.values())) if len(families) == 1 else None
 
 
@@ -244,7 +270,7 @@ def check_explicit(fmt: Format, text: str, reporter: Reporter) -> bool:
     read as asked, every directive would be a comment and the job another one. False then."""
     if not text.strip() or fmt.marks(text):
         return True
-    families = {f.family: f for f in FORMATS.values() if f.family != fmt.family and f.sniff(text)}
+    families = _others(fmt, text)
     if len(families) != 1:
         return True
     (other,) = families.values()

@@ -62,7 +62,7 @@ def detected(name: str, text: str) -> tuple[str | None, list[str]]:
         ("mixed.lsf", BSUB.replace("#!/bin/bash\n", "#!/bin/bash\n#SBATCH -n 2\n"), "lsf", []),
         # no markers at all, or of two others: the extension stands
         ("plain.sub", "#!/bin/bash\nhostname\n", "htcondor", []),
-        ("two.sub", SBATCH + "#$ -pe smp 2\n", "htcondor", []),
+        ("two.sub", SBATCH.replace("srun", "#$ -pe smp 2\nsrun"), "htcondor", []),
         # `#BSUB` lines in a Slurm script are foreign there (W404): it is a Slurm script
         ("foreign.sub", SBATCH + "#BSUB -n 2\n", "slurm", ["N002"]),
         # a PBS Pro `.pbs` file stays PBS Pro; a `.torque` file stays Torque
@@ -154,6 +154,8 @@ def test_from_another_format_is_an_error(given: str, text: str, meant: str, tmp_
         ("torque", PBSPRO),
         ("lsf", BSUB + "#SBATCH -n 2\n"),  # its own markers are there
         ("slurm", SBATCH + "#PBS -N x\n"),
+        # a `#PBS` line after the first command is no directive (qsub stops at the command)
+        ("slurm", "#!/bin/bash\nhostname\n#PBS -l walltime=1:00:00\n"),
     ],
 )
 def test_from_is_obeyed_when_the_file_may_be_that_format(given: str, text: str) -> None:

@@ -206,8 +206,10 @@ def _output_is_input_via_link(tmp: Path) -> list[str]:
     return [str(tmp / "job.sbatch"), "-o", str(tmp / "link.sbatch")]
 
 
-def _missing_directory(tmp: Path) -> list[str]:
+def _through_a_file(tmp: Path) -> list[str]:
+    """A missing directory is made (`mkdir -p`, issue #18); a regular file on the way is E014."""
     (tmp / "job.sbatch").write_text(SLURM)
+    (tmp / "no").write_text("a file\n")
     return [str(tmp / "job.sbatch"), "-o", str(tmp / "no" / "such" / "out.pbs")]
 
 
@@ -288,7 +290,7 @@ TABLE = [
         2,
         keeps={"job.sbatch": SLURM.encode()},
     ),
-    Row("output-into-missing-directory", _missing_directory, "E014", 1),
+    Row("output-through-a-file", _through_a_file, "E014", 1, keeps={"no": b"a file\n"}),
 ]
 
 
@@ -348,6 +350,6 @@ def test_table_covers_every_code_it_promises() -> None:
         "yaml-deep-flow-nesting", "json-deep-nesting-maps", "binary-file",
         "symlink-to-dev-zero", "symlink-to-dev-urandom", "fifo-without-writer",
         "unreadable-file", "directory", "nonexistent-path", "failed-conversion-keeps-output",
-        "output-is-input", "output-into-missing-directory",
+        "output-is-input", "output-through-a-file",
     }  # fmt: skip
     assert kinds <= {r.name for r in TABLE}

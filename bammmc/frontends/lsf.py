@@ -180,7 +180,7 @@ def _is_directive(line: str) -> bool:
 
 def sniff(text: str) -> bool:
     """A `#BSUB -…` line at column 0 (an indented one may sit in a YAML block or a heredoc)."""
-    lines = text[:65536].splitlines()
+    lines = text[:65536].split("\n")
     if any(line.startswith("#SBATCH") or line.lstrip().startswith("#PBS") for line in lines):
         return False  # `#BSUB` lines in a Slurm/PBS script are foreign there (W404)
     return any(line.startswith("#BSUB") and _is_directive(line) for line in lines)

@@ -63,13 +63,13 @@ def marks(text: str) -> bool:
 
 
 def _has_directives(text: str) -> bool:
-    return any(line.lstrip().startswith("#PBS") for line in text[:65536].splitlines())
+    return any(line.lstrip().startswith("#PBS") for line in text[:65536].split("\n"))
 
 
 def detection_note(text: str) -> str | None:
     """Said when a `#PBS` script was read as PBS Pro without anything PBS-Pro-only in it."""
     directives = " ".join(
-        ln.lstrip()[4:] for ln in text[:65536].splitlines() if ln.lstrip().startswith("#PBS")
+        ln.lstrip()[4:] for ln in text[:65536].split("\n") if ln.lstrip().startswith("#PBS")
     )
     if _torque_markers(text) or any(m in directives for m in ("select=", "place=", "-J ")):
         return None
@@ -83,7 +83,7 @@ def _torque_markers(text: str) -> bool:
     """Torque-only constructs: `nodes=…:ppn=`, `-t` arrays, `PBS_ARRAYID`, `-d` (pbs.md vs
     torque.md). A script with neither kind of marker reads as PBS Pro."""
     head = text[:65536]
-    directives = [ln.lstrip()[4:] for ln in head.splitlines() if ln.lstrip().startswith("#PBS")]
+    directives = [ln.lstrip()[4:] for ln in head.split("\n") if ln.lstrip().startswith("#PBS")]
     joined = " ".join(directives)
     return (
         "ppn=" in joined

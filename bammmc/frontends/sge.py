@@ -66,7 +66,7 @@ def sniff(text: str) -> bool:
     """A file with a `#$ ` directive in column 0."""
     return any(
         line.startswith(PREFIX) and line[2:3] in (" ", "\t", "-")
-        for line in text[:65536].splitlines()
+        for line in text[:65536].split("\n")
     )
 
 

@@ -71,7 +71,7 @@ class SlurmScript:
 
 
 def sniff(text: str) -> bool:
-    return any(line.startswith(MAGIC) for line in text[:65536].splitlines())
+    return any(line.startswith(MAGIC) for line in text[:65536].split("\n"))
 
 
 def _span(file: str | None, line: int, column: int, width: int, offset: int) -> Span:

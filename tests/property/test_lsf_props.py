@@ -147,8 +147,8 @@ def _value_round_trip(option: str, value: str) -> None:
     assume(job is not None)
     assert job is not None
     out, more = bammmc.emit(job, "lsf")
-    assert out is not None
     assume(not [d for d in more if d.is_error])
+    assert out is not None
     again, _ = bammmc.parse(out, "lsf")
     assert again == job, (text, out)
 
