@@ -106,6 +106,54 @@ def test_hostile_inputs(benchmark: BenchmarkFixture, kind: str, tmp_path: Path) 
     benchmark.pedantic(_run, args=(args,), rounds=3, iterations=1)
 
 
+def _doubling(call: str, levels: int = 30) -> str:
+    lines = [f"a{i} = {call.format(i - 1)}{call.format(i - 1)}" for i in range(1, levels)]
+    return "executable = run.sh\na0 = /x/y.z\n" + "\n".join(lines) + "\nqueue\n"
+
+
+#: issue 18's small hostile inputs (tests/test_hostile_speed.py bounds their work): name -> text
+HOSTILE_SUBMIT = {
+    "fnx-doubling": _doubling("$Fnx(a{})"),  # 753 bytes, ran > 30 s
+    "substr-doubling": _doubling("$SUBSTR(a{},0)"),
+    "int-cycle": "executable = run.sh\nx = $INT(x)$INT(x)\narguments = $(x)\nqueue\n",
+    "nested-refs": "executable = run.sh\narguments = "
+    + "$(" * 50_000
+    + "x"
+    + ")" * 50_000
+    + "\nqueue\n",
+    "if-bombs": _doubling("$(a{})").replace("queue\n", "if $(a29)\nendif\n" * 20_000),
+    "nested-if-20000": "executable = run.sh\n"
+    + "if true\n" * 20_000
+    + "endif\n" * 20_000
+    + "queue\n",
+    "int-surrogate": "executable = run.sh\nx = 55296\narguments = $INT(x,%c)\nqueue\n",
+    "classad-500000-parens": "executable = run.sh\nrequirements = " + "(" * 500_000 + "\nqueue\n",
+    "classad-balanced": "executable = run.sh\nrequirements = "
+    + "(" * 500_000
+    + "1"
+    + ")" * 500_000
+    + "\nqueue\n",
+    "classad-5M-minus": "executable = run.sh\nrequirements = " + "-" * 5_000_000 + "1\nqueue\n",
+    "classad-4M-sum": "executable = run.sh\nrequirements = "
+    + "+".join(["1"] * 4_000_000)
+    + "\nqueue\n",
+    "classad-5000-machines": "executable = run.sh\nrequirements = "
+    + " || ".join(f'Machine == "m{n}.example.org"' for n in range(5000))
+    + "\nqueue\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_SUBMIT))
+def test_hostile_answered_quickly(benchmark: BenchmarkFixture, kind: str, tmp_path: Path) -> None:
+    """`bammmc check` on each small hostile submit file (issue 18): a coded answer within a
+    second (the last is the longest expression bammmc still reads)."""
+    path = tmp_path / "job.sub"
+    path.write_text(HOSTILE_SUBMIT[kind])
+    args = [sys.executable, "-m", "bammmc", "check", str(path)]
+    benchmark.pedantic(_run, args=(args,), rounds=5, iterations=1, warmup_rounds=1)
+    assert benchmark.stats is None or benchmark.stats.stats.median < 1.0
+
+
 SLURM_40 = (
     "#!/bin/bash\n"
     + "".join(

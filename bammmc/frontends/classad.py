@@ -48,6 +48,12 @@ SCOPES: Final = frozenset({"my", "target", "other", "parent", "toplevel", "root"
 RESERVED: Final = frozenset({"error", "false", "is", "isnt", "parent", "true", "undefined"})
 #: HTCondor's parser gives up beyond this recursion depth (source.cpp ``MAX_PARSER_DEPTH``)
 MAX_DEPTH: Final = 500
+#: the most tokens bammmc parses in one expression (HTCondor sets no such limit): a `||` chain
+#: of 5,000 machine names, 300 times the longest expression of the public submit files sampled
+#: (64 tokens), 5 times a whole machine ad (3,637), read in about half a second (docs/
+#: performance.md); a longer one is refused (E006) before it is parsed. Whole ads
+#: (:func:`parse_ads`) have no such limit
+MAX_TOKENS: Final = 20_000
 
 LiteralKind: TypeAlias = TypeLiteral[
     "integer", "real", "string", "boolean", "undefined", "error", "abstime", "reltime"
@@ -196,14 +202,18 @@ Expr: TypeAlias = (
 
 
 class ClassAdError(Exception):
-    """Text that is not a ClassAd: ``message`` says what is wrong at offsets [start, end)."""
+    """Text that is not a ClassAd: ``message`` says what is wrong at offsets [start, end);
+    ``code`` the diagnostic (E021, or E006 for a text too long to parse)."""
 
-    def __init__(self, message: str, start: int, end: int, help: str | None = None) -> None:
+    def __init__(
+        self, message: str, start: int, end: int, help: str | None = None, code: str = "E021"
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.start = start
         self.end = end
         self.help = help
+        self.code = code
 
     def __str__(self) -> str:
         return f"{self.message} (at offset {self.start})"
@@ -234,6 +244,13 @@ right=AttrRef(name='b', scope=None, absolute=False)), right=Literal(kind='intege
     Raises:
         ClassAdError: the text is not one expression; its offsets mark the offending token.
     """
+    return _parse_expression(text, old)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_expression(text: str, old: bool) -> Expr:
+    """:func:`parse`, remembered: the reader checks an expression and the lowering reads it
+    again (the AST is immutable, so both may share it)."""
     if old:
         return _parse(text + "\n", "old_expr")  # type: ignore[no-any-return]
     return _parse(text, "expr")  # type: ignore[no-any-return]
@@ -290,8 +307,10 @@ def check(
             elif width == len(text) + 2:  # the text in quotes
                 where = span.shifted(err.start + 1, err.end + 1)
         reporter.report(
-            "E021",
-            f"`{what}` is not a ClassAd expression: {err.message}",
+            err.code,
+            f"`{what}` is not a ClassAd expression: {err.message}"
+            if err.code == "E021"
+            else f"`{what}`: {err.message}",
             where,
             help=err.help or _DEFAULT_HELP,
             field=field,
@@ -305,8 +324,8 @@ def check_ads(text: str, reporter: Reporter) -> list[list[Attribute]] | None:
         return parse_ads(text)
     except ClassAdError as err:
         reporter.report(
-            "E021",
-            f"not a ClassAd: {err.message}",
+            err.code,
+            f"not a ClassAd: {err.message}" if err.code == "E021" else err.message,
             _span_at(text, err.start, err.end, reporter.file),
             help=err.help or _DEFAULT_HELP,
         )
@@ -370,6 +389,7 @@ def _parse(source: str, start: str, base: int = 0) -> Any:
     and in errors (the offset of ``source`` in the whole text)."""
     from lark.exceptions import UnexpectedInput, VisitError
 
+    _precheck(source, start, base)
     try:
         tree = parser(start).parse(source)
     except UnexpectedInput as exc:
@@ -950,6 +970,96 @@ def _check_depth(expr: Expr) -> None:
         elif isinstance(node, Literal) and node.kind in ("abstime", "reltime"):
             if depth + 3 > MAX_DEPTH:  # its string argument was parsed three levels down
                 _too_deep(node)
+
+
+#: the tokens of the pre-check, as lexer.cpp starts them (one character is enough for the rest)
+_SCAN: Final = r"""
+    (?P<skip>[ \t\n\v\f\r]+|/\*[\s\S]*?\*/|//[^\n]*)
+  | (?P<string>%s|'(?:[^'\\]|\\.)*')
+  | (?P<number>-?\.?[0-9][0-9A-Za-z_.]*)
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<open>[(\[{])
+  | (?P<close>[)\]}])
+  | (?P<unary>[-+!~])
+  | (?P<other>=[=?!]=?|!=|<<|>>>?|[<>]=|&&|\|\||\?[ \t\n\v\f\r]*:|.)
+"""
+_SCAN_NEW: Final = re.compile(_SCAN % r'"(?:[^"\\]|\\.)*"', re.X | re.S)
+_SCAN_OLD: Final = re.compile(_SCAN % r'"(?:[^"]|(?<=\\)")*"', re.X | re.S)
+
+
+def _precheck(source: str, start: str, base: int) -> None:
+    """Refuse, before Lark parses it, a text that nests deeper than :data:`MAX_DEPTH` (E021, at
+    the first token that deep) or holds more than :data:`MAX_TOKENS` tokens (E006): Lark takes
+    about as long per token whatever the depth, and 500,000 `(` took half a minute.
+
+    The depth counted is a lower bound of :func:`_check_depth`'s: a bracket opens three levels
+    (parseExpression, parseUnaryExpression, parsePostfixExpression), a unary operator one. So a
+    text it refuses for depth is one that :func:`_check_depth` refuses too, unless a syntax
+    error comes first, which the parse of the text before that token finds."""
+    scan = _SCAN_OLD if start in ("old_expr", "old_line") else _SCAN_NEW
+    bases: list[int] = []
+    level = 0  # the depth of the innermost bracket's expression
+    unary = 0  # unary operators before the operand being read
+    operand = True  # an operand may start here (a `-` before a digit is the number's)
+    tokens = 0
+    limit = MAX_TOKENS if start in ("expr", "old_expr", "old_line") else None
+    for match in scan.finditer(source):
+        kind = match.lastgroup
+        if kind == "skip":
+            continue
+        tokens += 1
+        if limit is not None and tokens > limit:
+            raise ClassAdError(
+                f"the expression has more than {MAX_TOKENS:,} tokens, more than bammmc reads",
+                base + match.start(),
+                base + match.end(),
+                help="shorten the expression (a long list of names is often a regexp or a "
+                "machine attribute)",
+                code="E006",
+            )
+        if kind == "unary" and operand:
+            unary += 1
+            if level + 1 + unary > MAX_DEPTH:  # this operator's own parseUnaryExpression
+                _refuse_deep(source, start, base, match.start(), match.end())
+            continue
+        if kind in ("string", "number", "word", "open"):
+            if kind == "number" and match.group().startswith("-") and not operand:
+                operand = True  # a binary `-` and a number: the number is the next token
+            depth = level + unary + 3
+            if depth > MAX_DEPTH:
+                _refuse_deep(source, start, base, match.start(), match.end())
+            unary = 0
+            if kind == "open":
+                bases.append(level)
+                level, operand = depth, True
+                continue
+            operand = False
+        elif kind == "close":
+            level = bases.pop() if bases else 0
+            unary, operand = 0, False
+        else:  # an operator: an operand follows (`!=` is one, not a `!`)
+            unary, operand = 0, True
+
+
+def _refuse_deep(source: str, start: str, base: int, at: int, end: int) -> None:
+    """The text nests too deeply at offset ``at``: the syntax error before it, if any, else
+    the depth error there."""
+    from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+    try:
+        parser(start).parse(source[:at])
+    except UnexpectedInput as exc:
+        ended = isinstance(exc, UnexpectedEOF) or (
+            isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+        )
+        if not ended:
+            raise _syntax_error(exc, source[:at], base) from None
+    raise ClassAdError(
+        f"the expression nests more than {MAX_DEPTH} levels deep",
+        base + at,
+        base + end,
+        help="HTCondor's parser stops there; write it with fewer nested parentheses or operators",
+    )
 
 
 def _too_deep(node: Expr) -> None:

@@ -84,6 +84,10 @@ EXPRESSION_COMMANDS: Final = frozenset(EXPRESSION_FIELDS) | {
     "success_exit_code_expr",
     "want_graceful_removal",
 }
+#: how deep `if` blocks nest at most: condor_submit keeps their states as bits of a 64-bit word,
+#: the lowest for the file itself (config.cpp `ConfigIfStack`), and refuses the 64th nested `if`
+#: ("if nesting too deep!", htcondor2 25.14.1)
+MAX_IF_DEPTH: Final = 63
 _CONDITION: Final = re.compile(
     r"(!?)\s*(?:(defined)\s+(\S+)|(version)\s*(\S+)\s*(\S+)|(.*))$", re.I
 )
@@ -157,6 +161,7 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
         reporter.report("E020", f"cannot read the submit file: {exc}")
         return result
     stack: list[_Block] = []
+    budget = Budget()  # shared by the `if` conditions
     tokens = list(tree.children)
     i = 0
     while i < len(tokens):
@@ -171,7 +176,7 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
         lead = len(raw) - len(raw.lstrip())
         body = _join_continuations(raw.strip()) if kind == "STATEMENT" else raw.strip()
         where = _span(file, line, lead + 1, len(raw.strip().split("\n")[0]), start + lead)
-        active = all(block.taking for block in stack)
+        active = stack[-1].taking if stack else True  # a block is taken only in a taken one
         try:
             stmt = parser("htcondor", "statement").parse(
                 body if kind == "STATEMENT" else body.split("\n", 1)[0]
@@ -190,8 +195,25 @@ def scan(text: str, reporter: Reporter) -> SubmitFile:
             continue
         rule = stmt.data
         if rule in ("if_", "elif_", "else_", "endif"):
+            if rule == "if_" and len(stack) >= MAX_IF_DEPTH:
+                reporter.report(
+                    "E020",
+                    f"`if` blocks nest more than {MAX_IF_DEPTH} deep",
+                    where,
+                    notes=('condor_submit refuses the file: "if nesting too deep!"',),
+                    help="join nested conditions into fewer blocks",
+                )
+                stack.clear()  # read no further: condor_submit stops here
+                break
             end = tok.end_pos or start  # type: ignore[union-attr]
-            kept = _conditional(rule, stmt, stack, table, where, reporter, start + lead, end)
+            try:
+                kept = _conditional(
+                    rule, stmt, stack, table, where, reporter, start + lead, end, budget
+                )
+            except MacroError as err:
+                macro_refused(err, table, where, reporter)
+                stack.clear()  # read no further: the condition cannot be decided
+                break
             if kept is not None and not result.queues:
                 result.verbatim.append(text[kept[0] : kept[1]])
             continue
@@ -353,12 +375,17 @@ def _conditional(
     reporter: Reporter,
     start: int,
     end: int,
+    budget: Budget,
 ) -> tuple[int, int] | None:
     """Follow `if`/`elif`/`else`/`endif`; at the `endif` of a block whose condition was
-    unknown (and that no such block encloses), its extent in the text, to keep as written."""
+    unknown (and that no such block encloses), its extent in the text, to keep as written.
+
+    Raises:
+        MacroError: a condition's macros are refused."""
+    condition = str(stmt.children[0]) if stmt.children else ""
     if rule == "if_":
-        parent = all(block.taking for block in stack)
-        value = _condition(str(stmt.children[0]) if stmt.children else "", table, where, reporter)
+        parent = stack[-1].taking if stack else True
+        value = _condition(condition, table, where, reporter, budget)
         block = _Block(parent and bool(value), bool(value), parent, where, start, value is None)
         stack.append(block)
         return None
@@ -379,7 +406,7 @@ def _conditional(
     elif rule == "else_":
         block.taking, block.taken = block.parent and not block.taken, True
     elif not block.taken:
-        value = _condition(str(stmt.children[0]) if stmt.children else "", table, where, reporter)
+        value = _condition(condition, table, where, reporter, budget)
         block.unknown = block.unknown or value is None
         block.taking, block.taken = block.parent and bool(value), bool(value)
     else:
@@ -388,10 +415,13 @@ def _conditional(
 
 
 def _condition(
-    text: str, table: dict[str, Occurrence], where: Span, reporter: Reporter
+    text: str, table: dict[str, Occurrence], where: Span, reporter: Reporter, budget: Budget
 ) -> bool | None:
     """An `if` condition (htcondor.md §5), evaluated as condor_submit would where the file
-    alone decides it; otherwise ``None`` (read as false), with a W422."""
+    alone decides it; otherwise ``None`` (read as false), with a W422.
+
+    Raises:
+        MacroError: its macros are refused."""
     match = _CONDITION.match(text.strip())
     assert match is not None  # the last alternative matches anything
     negate = match.group(1) == "!"
@@ -409,11 +439,7 @@ def _condition(
         return None
     else:
         value = match.group(7).strip()
-        try:
-            expanded = Macros(table).expand(value)
-        except MacroBomb as bomb:
-            too_complex(bomb, where, reporter)
-            return None
+        expanded = Macros(table, budget=budget).expand(value)
         if expanded.unknown:
             reporter.report(
                 "W422",
@@ -540,16 +566,72 @@ def split_row(row: str, count: int) -> list[str]:
 # ── macros ───────────────────────────────────────────────────────────────────────────────────
 
 
-#: the most characters the macros of one file may expand to
+#: the most steps the macros of one expansion context (a queue statement, the `if` lines of a
+#: file) may take: each character a reference or function produces or reads is one, each `$`
+#: or `(` of a value parsed for macros is one. Every kind of expansion counts (`$(…)`, defaults,
+#: `$F…()`, `$SUBSTR()`, `$INT()`…), so macros that double per level stop after about 20 levels
 MAX_EXPANSION: Final = 1_000_000
+#: the deepest macro references may nest (`$(a$(b$(c)))`, counted through the values they name):
+#: far more than a submit file needs, few enough to stay inside Python's recursion limit
+MAX_NESTING: Final = 100
+#: expansions deeper than this are a chain condor_submit would follow but bammmc leaves as
+#: written (a reference cycle is caught before it)
+MAX_CHAIN: Final = 32
 
 
-class MacroBomb(Exception):
-    """The macros expand to more than :data:`MAX_EXPANSION` characters."""
+class MacroError(Exception):
+    """A macro bammmc refuses to expand: the diagnostic's ``code``, ``message``, ``notes`` and
+    ``help``; ``name`` is the macro whose value holds the offending text (``""``: the value being
+    expanded) and ``text`` that text, to mark it."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
+    def __init__(
+        self,
+        name: str,
+        code: str,
+        message: str,
+        *,
+        text: str = "",
+        notes: tuple[str, ...] = (),
+        help: str = "",
+    ) -> None:
+        super().__init__(message)
         self.name = name
+        self.code = code
+        self.message = message
+        self.text = text
+        self.notes = notes
+        self.help = help
+
+
+class MacroBomb(MacroError):
+    """The macros take more than :data:`MAX_EXPANSION` steps, or nest deeper than
+    :data:`MAX_NESTING` (E006)."""
+
+    def __init__(self, name: str, *, nesting: bool = False) -> None:
+        shown = f"the macro `{name}`" if name else "the value"
+        if nesting:
+            message = f"{shown} nests macro references more than {MAX_NESTING} levels deep"
+            note = "references inside references, each level expanded before the next"
+            help = "write the reference once instead of nesting it in further references"
+        else:
+            message = f"{shown} expands to more than {MAX_EXPANSION:,} characters"
+            note = "a macro that repeats another several times, nested, grows exponentially"
+            help = "define the value once instead of building it from repeated references"
+        super().__init__(name, "E006", message, notes=(note,), help=help)
+
+
+@dataclass
+class Budget:
+    """What the expansions of one context have cost so far (:data:`MAX_EXPANSION` at most)."""
+
+    spent: int = 0
+    #: the E006 it ended in has been reported
+    reported: bool = False
+
+    def charge(self, steps: int, name: str) -> None:
+        self.spent += steps
+        if self.spent > MAX_EXPANSION:
+            raise MacroBomb(name)
 
 
 @dataclass
@@ -570,7 +652,13 @@ class Macros:
     Automatic variables (`$(Cluster)`, `$(Process)`, `$(Item)`, the queue's variables…) and
     names the file does not define (condor_submit takes them from its configuration or command
     line) stay as written and are listed in ``unknown``; so do `$ENV()`, `$RANDOM_*()` and
-    `$$(…)` (match time)."""
+    `$$(…)` (match time).
+
+    Each macro of the table is expanded once (``cache``), whether a reference or a function
+    names it, and every expansion is charged to ``budget``: :class:`MacroBomb` past it.
+
+    Raises:
+        MacroError: from :meth:`expand`, for a macro bammmc refuses (E006, E134)."""
 
     table: dict[str, Occurrence]
     #: the queue statement's item variables (lower case)
@@ -579,16 +667,35 @@ class Macros:
     items: dict[str, str] = field(default_factory=dict)
     #: each macro's expansion, computed once
     cache: dict[str, Expanded] = field(default_factory=dict)
-    #: characters produced so far (a macro that doubles itself 40 times is 2**40 of them)
-    spent: int = 0
+    budget: Budget = field(default_factory=Budget)
+    #: the macros being expanded, outermost first (a name met again is a reference cycle)
+    active: list[str] = field(default_factory=list)
+    #: how deep the references being expanded nest (:data:`MAX_NESTING` at most)
+    nesting: int = 0
+
+    def value(self, occ: Occurrence) -> Expanded:
+        """The value of one statement of the table, expanded (errors name the statement)."""
+        self.active.append(occ.name)
+        try:
+            return self.expand(occ.value or "")
+        finally:
+            self.active.pop()
 
     def expand(self, value: str, depth: int = 0) -> Expanded:
         from lark.exceptions import UnexpectedInput
 
         out = Expanded("")
-        if "$" not in value or depth > 32:  # deeper: a cycle (`x = $INT(x)`), left as written
+        if "$" not in value or depth > MAX_CHAIN:  # deeper: left as written
             out.text = value
             return out
+        # the parse costs about one step per token, and tokens start at `$` and `(`
+        self.budget.charge(1 + value.count("$") + value.count("("), self._where())
+        nesting = _nesting(value)
+        if nesting < 0:  # an unclosed `$(`: condor_submit leaves it as it is (Lark would fail)
+            out.text = value
+            return out
+        if nesting + self.nesting > MAX_NESTING:  # refused before Lark builds it
+            raise MacroBomb(self._where(), nesting=True)
         try:
             tree = parser("htcondor_macro", "text").parse(value)
         except UnexpectedInput:  # an unclosed `$(`: condor_submit leaves it as it is
@@ -597,25 +704,55 @@ class Macros:
         out.text = "".join(self._piece(node, out, depth) for node in tree.children)
         return out
 
+    def _where(self) -> str:
+        return self.active[-1] if self.active else ""
+
     def _piece(self, node: object, out: Expanded, depth: int) -> str:
         if not hasattr(node, "data"):
             return str(node)
         tree: Tree[Any] = node  # type: ignore[assignment]
-        if tree.data in ("late", "ilate"):
-            out.unknown.add("$$(…)")
-            return "$$(" + self._inner(tree.children[1], out, depth) + ")"
-        if tree.data == "nested":
-            return "(" + self._inner(tree.children[0], out, depth) + ")"
-        opener = str(tree.children[0])
-        inner = self._inner(tree.children[1], out, depth)
-        func = opener[1:-1]
-        if func == "":
-            return self._reference(inner, out, depth)
-        return self._function(func, inner, out, depth)
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                raise MacroBomb(self._where(), nesting=True)
+            if tree.data in ("late", "ilate"):
+                out.unknown.add("$$(…)")
+                return "$$(" + self._inner(tree.children[1], out, depth) + ")"
+            if tree.data == "nested":
+                return "(" + self._inner(tree.children[0], out, depth) + ")"
+            opener = str(tree.children[0])
+            inner = self._inner(tree.children[1], out, depth)
+            func = opener[1:-1]
+            if func == "":
+                return self._reference(inner, out, depth)
+            text = self._function(func, inner, out, depth)
+            self.budget.charge(len(text), self._where())
+            return text
+        finally:
+            self.nesting -= 1
 
     def _inner(self, node: object, out: Expanded, depth: int) -> str:
         tree: Tree[Any] = node  # type: ignore[assignment]
         return "".join(self._piece(c, out, depth) for c in tree.children)
+
+    def _macro(self, key: str, depth: int) -> Expanded | None:
+        """The file's macro ``key`` expanded (once), charged for what it produces; ``None`` when
+        the table has no such macro, or it is already being expanded (a reference cycle, which
+        condor_submit refuses), or the chain is deeper than :data:`MAX_CHAIN`."""
+        occ = self.table.get(key)
+        if occ is None:
+            return None
+        expanded = self.cache.get(key)
+        if expanded is None:
+            if key in self.active or depth >= MAX_CHAIN:
+                return None
+            self.active.append(key)
+            try:
+                expanded = self.cache[key] = self.expand(occ.value or "", depth + 1)
+            finally:
+                self.active.pop()
+        self.budget.charge(len(expanded.text), key)
+        return expanded
 
     def _reference(self, inner: str, out: Expanded, depth: int) -> str:
         name, colon, default = inner.partition(":")
@@ -629,84 +766,67 @@ class Macros:
         if key in AUTOMATIC or key in self.item_vars:
             out.unknown.add(name.strip())
             return f"$({inner})"
-        occ = self.table.get(key)
-        if occ is not None and depth < 32:
-            inner_value = self.cache.get(key)
-            if inner_value is None:
-                inner_value = self.cache[key] = self.expand(occ.value or "", depth + 1)
+        if key in self.table:
+            inner_value = self._macro(key, depth)
+            if inner_value is None:  # a reference cycle: condor_submit refuses the file
+                out.unknown.add(name.strip())
+                return f"$({inner})"
             out.unknown |= inner_value.unknown
             out.needs |= inner_value.needs
-            self.spent += len(inner_value.text)
-            if self.spent > MAX_EXPANSION:
-                raise MacroBomb(key)
             return inner_value.text
-        if occ is not None:  # a reference cycle: condor_submit refuses the file
-            out.unknown.add(name.strip())
-            return f"$({inner})"
         if colon:
             return self.expand(default, depth + 1).text
         out.unknown.add(name.strip())
         return f"$({inner})"
+
+    def _named(self, name: str, out: Expanded, depth: int) -> Expanded | None:
+        """The macro a function names, expanded (``None``: not in the table, or a cycle)."""
+        value = self._macro(name.lower(), depth)
+        if value is None and name.lower() in self.table:
+            out.unknown.add(name)
+        return value
 
     def _function(self, func: str, inner: str, out: Expanded, depth: int) -> str:
         args = [a.strip() for a in inner.split(",")]
         original = f"${func}({inner})"
         if re.fullmatch(r"F[fpduwnxbqa]+|DIRNAME|BASENAME", func) and "$(" not in inner:
             # the argument is a macro's name (its value is the path) or the path itself
-            named = self.table.get(args[0].lower())
             path = args[0]
-            if named is not None:
-                value = self.expand(named.value or "", depth + 1)
-                if value.unknown:
-                    out.unknown |= value.unknown
+            if args[0].lower() in self.table:
+                value = self._named(args[0], out, depth)
+                if value is None or value.unknown:
+                    out.unknown |= value.unknown if value else set()
                     return original
                 path = value.text.strip()
-        if re.fullmatch(r"F[fpduwnxbqa]+", func) and "$(" not in inner:
-            return _filename(func[1:], path)
-        if func in ("DIRNAME", "BASENAME") and "$(" not in inner:
             if func == "DIRNAME":
                 return _filename("p", path)
-            base = _filename("nx", path)
-            return base[: -len(args[1])] if len(args) > 1 and base.endswith(args[1]) else base
+            if func == "BASENAME":
+                base = _filename("nx", path)
+                return base[: -len(args[1])] if len(args) > 1 and base.endswith(args[1]) else base
+            return _filename(func[1:], path)
         if func in ("INT", "REAL", "STRING", "EVAL") and args:
-            occ = self.table.get(args[0].lower())
-            if occ is not None:
-                value = self.expand(occ.value or "", depth + 1)
-                if not value.unknown:
-                    text = value.text.strip()
-                    try:
-                        number = float(text)
-                    except ValueError:
-                        number = None
-                    fmt = ",".join(args[1:]).strip() or None
-                    if fmt is not None and re.search(r"[0-9]{4}", fmt):
-                        fmt = "%"  # a width of 1000s of characters: left for condor_submit
-                    try:
-                        if func == "INT" and number is not None:
-                            return (fmt or "%d") % int(number)
-                        if func == "REAL" and number is not None:
-                            return (fmt or "%G") % number if fmt else f"{number:G}"
-                        if func == "STRING":
-                            return (fmt or "%s") % text.strip('"')
-                    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
-                        pass  # a format Python's `%` does not take: left for condor_submit
+            value = self._named(args[0], out, depth)
+            if value is not None and not value.unknown:
+                text = value.text.strip()
+                fmt = ",".join(args[1:]).strip() or None
+                done = _format(func, text, fmt, original, self._where())
+                if done is not None:
+                    return done
         if func == "SUBSTR" and len(args) in (2, 3):
-            occ = self.table.get(args[0].lower())
-            if occ is not None:
-                value = self.expand(occ.value or "", depth + 1)
-                if not value.unknown:
-                    try:
-                        start = int(args[1])
-                        length = int(args[2]) if len(args) == 3 else None
-                    except ValueError:
-                        pass
-                    else:
-                        text = value.text
-                        begin = start if start >= 0 else max(len(text) + start, 0)
-                        if length is None:
-                            return text[begin:]
-                        end = begin + length if length >= 0 else len(text) + length
-                        return text[begin:end]
+            value = self._named(args[0], out, depth)
+            if value is not None and not value.unknown:
+                try:
+                    start = int(args[1])
+                    length = int(args[2]) if len(args) == 3 else None
+                except ValueError:
+                    pass
+                else:
+                    text = value.text
+                    begin = start if start >= 0 else max(len(text) + start, 0)
+                    if length is None:
+                        return text[begin:]
+                    end = begin + length if length >= 0 else len(text) + length
+                    return text[begin:end]
         if func == "CHOICE" and len(args) >= 2:
             index_text = self.expand(args[0], depth + 1)
             if not index_text.unknown and index_text.text.strip().isdigit():
@@ -722,6 +842,87 @@ class Macros:
         if args and args[0].lower() in self.table:
             out.needs.add(args[0].lower())
         return original
+
+
+_PAREN: Final = re.compile(r"\$\$?[A-Za-z_]*\(|[()]")
+
+
+def _nesting(value: str) -> int:
+    """How deep the references of a value nest (a `(` counts inside a reference only, as in
+    ``htcondor_macro.lark``); -1 when one is not closed, so that the grammar does not read it.
+
+    >>> _nesting("(a) $(x) $(a$(b(c)))"), _nesting("$(" * 200), _nesting("$(a)b)")
+    (3, -1, 1)
+    """
+    depth = deepest = 0
+    for match in _PAREN.finditer(value):
+        token = match.group()
+        if token == ")":
+            depth = max(depth - 1, 0)
+        elif depth or token != "(":
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest if depth == 0 else -1
+
+
+#: a printf conversion as HTCondor's `$INT`/`$REAL`/`$STRING` take it: flags, width, precision,
+#: length modifier, conversion
+_CONVERSION: Final = re.compile(r"%([-+ #0]*)([0-9]*)(?:\.([0-9]*))?(hh|h|ll|l|j|z|t|L|q)?(.)")
+
+
+def _format(func: str, text: str, fmt: str | None, original: str, where: str) -> str | None:
+    """`$INT(name, fmt)`, `$REAL(…)`, `$STRING(…)` of a value the file decides, formatted as
+    condor_submit's ``snprintf`` formats it; ``None`` where bammmc leaves it for condor_submit
+    (a format it does not reproduce, a value that is not a number).
+
+    ``%c`` writes one byte, the number modulo 256 (C converts it to ``unsigned char``): a byte
+    of 1 to 127 is that ASCII character; 0 and 128 to 255 are refused (E134).
+
+    >>> _format("INT", "65", "%c", "$INT(x,%c)", "x"), _format("INT", "321", "<%c>", "", "x")
+    ('A', '<A>')
+    """
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if fmt is not None and re.search(r"[0-9]{4}", fmt):
+        return None  # a width of 1000s of characters: left for condor_submit
+    conversions = [m for m in _CONVERSION.finditer(fmt or "") if m.group(5) != "%"]
+    kinds = {"INT": "diouxXc", "REAL": "eEfFgG", "STRING": "s"}.get(func, "")
+    if fmt is not None and (
+        len(conversions) != 1 or conversions[0].group(5) not in kinds or "*" in fmt
+    ):
+        return None  # a format Python's `%` reads otherwise (`%a`, `%r`, `%lc`…): left as is
+    try:
+        if func == "INT" and number is not None:
+            value = int(number)
+            if conversions and conversions[0].group(5) == "c":
+                if conversions[0].group(4):
+                    return None  # `%lc`: a wide character, as the locale encodes it
+                byte = value % 256
+                if byte == 0 or byte > 127:
+                    raise MacroError(
+                        where,
+                        "E134",
+                        f"`{original}` makes no character: condor_submit writes the byte "
+                        f"0x{byte:02x} ({value} modulo 256), "
+                        + ("which ends the value there" if byte == 0 else "which is not UTF-8"),
+                        text=original,
+                        notes=("`%c` writes one byte, the number modulo 256",),
+                        help="write the character itself, or a number from 1 to 127",
+                    )
+                value = byte
+            return (fmt or "%d") % value
+        if func == "REAL" and number is not None:
+            if fmt is None:
+                return f"{number:.16G}"  # condor_submit's default (config.cpp)
+            real = fmt % number
+            return real if "." in real else real + ".0"  # as condor_submit forces it
+        if func == "STRING":
+            return (fmt or "%s") % text.strip('"')
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
+        pass  # a format Python's `%` does not take: left for condor_submit
+    return None
 
 
 def _filename(letters: str, path: str) -> str:
@@ -751,12 +952,16 @@ def _filename(letters: str, path: str) -> str:
     return f"{quote}{out}{quote}"
 
 
-def too_complex(bomb: MacroBomb, where: Span | None, reporter: Reporter) -> None:
-    """E006 for macros that expand past :data:`MAX_EXPANSION` characters."""
-    reporter.report(
-        "E006",
-        f"the macro `{bomb.name}` expands to more than {MAX_EXPANSION:,} characters",
-        where,
-        notes=("a macro that repeats another several times, nested, grows exponentially",),
-        help="define the value once instead of building it from repeated references",
-    )
+def macro_refused(
+    err: MacroError, table: dict[str, Occurrence], fallback: Span | None, reporter: Reporter
+) -> None:
+    """Report a refused macro at the statement that holds it (its text marked when the value
+    is one line that holds it as written), else at ``fallback``."""
+    occ = table.get(err.name)
+    where = fallback
+    if occ is not None:
+        where = occ.value_span or occ.span
+        at = (occ.value or "").find(err.text) if err.text else -1
+        if at >= 0 and where is not None and "\n" not in (occ.value or ""):
+            where = where.shifted(at, at + len(err.text))
+    reporter.report(err.code, err.message, where, notes=err.notes, help=err.help)

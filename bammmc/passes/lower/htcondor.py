@@ -32,12 +32,12 @@ from bammmc.frontends.htcondor import (
     AUTOMATIC,
     EXPRESSION_COMMANDS,
     EXPRESSION_FIELDS,
-    MacroBomb,
+    MacroError,
     Macros,
     Queue,
     SubmitFile,
     has_macros,
-    too_complex,
+    macro_refused,
 )
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -191,9 +191,8 @@ def lower(
         _cluster(queue, b, reporter, indices)
         if len(submit.queues) > max(used, 1):
             _clusters(submit.queues[max(used, 1) - 1 :], b, reporter)
-    except MacroBomb as bomb:
-        occ = queue.commands.get(bomb.name)
-        too_complex(bomb, occ.span if occ else queue.span, reporter)
+    except MacroError as err:
+        macro_refused(err, queue.commands, queue.span, reporter)
         return None, source_map
     if submit.verbatim:
         span = queue.span or Span(line=1, column=1, end_line=1, end_column=2)
@@ -303,7 +302,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
     first: Occurrence | None = None
     for key, occ in table.items():
         if key.startswith("my."):
-            value = macros.expand(occ.value or "")
+            value = macros.value(occ)
             needs |= value.needs
             _unknown(value.unknown, occ, reporter, item_vars)
             _expression(value.text, occ, reporter, occ.written)
@@ -338,7 +337,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 macros_kept[occ.written] = occ.value or ""
                 first = first or occ
             continue
-        value = macros.expand(occ.value or "")
+        value = macros.value(occ)
         needs |= value.needs
         _unknown(value.unknown, occ, reporter, item_vars)
         try:
@@ -356,7 +355,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         ).setdefault("inheritFromSubmitter", False)
     for key in sorted(needs - {k.lower() for k in macros_kept}):
         if key in table and not is_command(canonical(key)):  # its value is needed as a macro
-            macros_kept[table[key].written] = macros.expand(table[key].value or "").text
+            macros_kept[table[key].written] = macros.value(table[key]).text
             first = first or table[key]
     if queue.span is not None:
         if indices is not None:
@@ -438,7 +437,7 @@ def _resolved(queue: Queue) -> dict[str, tuple[str, str]]:
     macros = Macros(queue.commands, frozenset(v.lower() for v in queue.vars))
     used = _referenced(queue.commands)
     return {
-        key: (occ.written, macros.expand(occ.value or "").text)
+        key: (occ.written, macros.value(occ).text)
         for key, occ in queue.commands.items()
         if key.startswith("my.") or is_command(canonical(key)) or key not in used
     }
@@ -806,7 +805,7 @@ def _remaps(queue: Queue, reporter: Reporter) -> dict[str, str]:
     occ = queue.commands.get("transfer_output_remaps")
     if occ is None:
         return {}
-    text = _unquote(Macros(queue.commands).expand(occ.value or "").text)
+    text = _unquote(Macros(queue.commands).value(occ).text)
     remaps: dict[str, str] = {}
     for entry in re.split(r"(?<!\\);", text):
         if not entry.strip():
