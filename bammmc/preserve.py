@@ -87,8 +87,8 @@ MAX_DEPTH: Final = 100
 MAX_ENTRIES: Final = 10_000
 
 _HEADER: Final = re.compile(r"# bammmc-preserve v(\d+) sha256=([0-9a-f]{64})")
-#: the start of a header line, or of a line that was one (anything before the name: damaged)
-_HEADER_START: Final = re.compile(r"^[^\n]*?bammmc-preserve v", re.M)
+#: what a header line, or a line that was one, holds (anything before it on the line: damaged)
+_HEADER_NAME: Final = "bammmc-preserve v"
 _LINE: Final = re.compile(r"# ([A-Za-z0-9_-]+)")
 #: a here-document operator and its delimiter word (`<<EOF`, `<<-'END'`, `<< "X"`)
 _HEREDOC: Final = re.compile(r"(?<![<$(])<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
@@ -780,10 +780,10 @@ def split_comment(text: str, reporter: Reporter) -> tuple[str, Found | None]:
     reported (W411) and its comment lines are still taken off (they carry nothing the
     scheduler reads); a header that is not followed only by payload lines to the end of the
     file is reported and left in place."""
-    starts = [m.start() for m in _HEADER_START.finditer(text)]
-    if not starts:
+    found = text.rfind(_HEADER_NAME)  # a plain search: a lazy regex took 0.2 s on an 8 MB line
+    if found < 0:
         return text, None
-    start = starts[-1]
+    start = text.rfind("\n", 0, found) + 1  # the start of the last line that names a block
     line_no = text.count("\n", 0, start) + 1
     head, _, rest = text[start:].partition("\n")
     span = Span(
