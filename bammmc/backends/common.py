@@ -425,6 +425,75 @@ def camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+#: in a separator set of :func:`separator_in`, a blank stands for any white space
+BLANK: Final = " "
+
+
+def separator_in(value: str, chars: str) -> str | None:
+    """The first character of ``value`` that is one of ``chars`` (a blank in ``chars``: any
+    white space), or None.
+
+    >>> separator_in("r1,walltime=1", ",="), separator_in("a\\tb", " "), separator_in("ok", ",")
+    (',', '\\t', None)
+    """
+    blanks = BLANK in chars
+    for c in value:
+        if c in chars or (blanks and c.isspace()):
+            return c
+    return None
+
+
+def shown_char(c: str) -> str:
+    """A character as a diagnostic names it.
+
+    >>> shown_char(","), shown_char(" "), shown_char("\\t")
+    ('`,`', 'a blank', 'a tab')
+    """
+    names = {" ": "a blank", "\t": "a tab", "\n": "a line break", "\r": "a carriage return"}
+    if c in names:
+        return names[c]
+    return f"`{c}`" if c.isprintable() and not c.isspace() else f"the character U+{ord(c):04X}"
+
+
+def refuse_separator(
+    reporter: Any,
+    field: str | None,
+    value: str,
+    chars: str,
+    where: str,
+    why: str,
+    help: str | None = None,
+) -> bool:
+    """E140 when ``value`` holds one of ``chars`` (:func:`separator_in`): a character the
+    target's sub-language ``where`` (`a -l resource list`) reads as syntax, so that written as
+    it is the value would add to what the target reads or change it, and the target has no
+    quoting for it there. ``why`` says what the target would do with it. True when refused.
+    """
+    c = separator_in(value, chars)
+    if c is None:
+        return False
+    report_separator(reporter, field, c, where, why, help)
+    return True
+
+
+def report_separator(
+    reporter: Any,
+    field: str | None,
+    c: str,
+    where: str,
+    why: str,
+    help: str | None = None,
+) -> None:
+    """The E140 of :func:`refuse_separator` for the character ``c`` of the field's value."""
+    reporter.report(
+        "E140",
+        f"`{field or 'a value'}` holds {shown_char(c)}, which {where} reads as syntax",
+        field=field,
+        notes=(why,),
+        help=help or f"remove {shown_char(c)} from the value",
+    )
+
+
 def read_own(text: str, fmt: str) -> Any:
     """What bammmc's own reader of ``fmt`` makes of a writer's output (``None`` on errors)."""
     from bammmc.diagnostics.model import Reporter

@@ -24,9 +24,11 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    BLANK,
     LossReports,
     camel,
     dependency_gap,
+    refuse_separator,
     refuse_unreadable,
     report_foreign,
     report_priority_rounding,
@@ -541,6 +543,12 @@ SCHEME_CONDITIONS: Final = {
     "after": "started",
 }
 #: characters after which a value is quoted (the sheet quotes arrays, -R and -w values)
+#: What a resource name cannot hold (IBM, "Configuring the lsf.shared resource section":
+#: `: . ( ) [ + - * / ! & | < > @ = ,`), and what `-R` reads as syntax around one: `]` ends
+#: its section, white space separates sections, a quote starts a string
+RESOURCE_NAME_SYNTAX: Final = ":.()[]+-*/!&|<>@=,'\"" + BLANK
+#: the keywords of a `-gpu` string are `:`-separated `name=value` pairs (IBM `bsub -gpu`)
+KEYWORD_VALUE_SYNTAX: Final = ":[]'\"" + BLANK
 SPECIAL: Final = frozenset(" \t\"'[]%*()|&<>!$;{}#`\\,")
 #: patterns bsub fills in: in `-o`/`-e`/`-i` file names, and in `-cwd` (IBM bsub -o, -cwd)
 FILE_PATTERN: Final = re.compile(r"%[JI]")
@@ -567,6 +575,35 @@ class LsfWriter(LossReports):
 
     def unwritable(self, path: str | None, message: str, why: str, help: str) -> None:
         self.reporter.report("E140", message, field=path, notes=(why,), help=help)
+
+    def resource_name(self, name: str, path: str, section: str) -> bool:
+        """Whether ``name`` can be written as a resource name in the `-R` section
+        ``section`` (E140 if not): LSF's resource names cannot hold the characters its
+        expressions use, and a `]`, a blank or a quote would end the section or the string."""
+        return not refuse_separator(
+            self.reporter,
+            path,
+            name,
+            RESOURCE_NAME_SYNTAX,
+            f"an `-R` `{section}[…]` section",
+            "LSF resource names cannot hold `: . ( ) [ + - * / ! & | < > @ = ,`; in `-R`, `]` "
+            "ends the section, white space starts another one and a quote starts a string",
+            help="use the resource's name as the LSF site defines it",
+        )
+
+    def in_section(self, text: str, path: str, section: str) -> bool:
+        """Whether a raw fragment of `extensions.lsf` stays inside its `-R` section
+        ``section[…]`` (E140 if not): a `[` or `]` in it would end the section and open
+        others (`ptile=4] rusage[mem=1`)."""
+        return not refuse_separator(
+            self.reporter,
+            path,
+            text,
+            "[]",
+            f"an `-R` `{section}[…]` section",
+            "LSF ends the section at its first `]`: what follows would be read as sections "
+            "of its own",
+        )
 
     def shadowed(self, path: str, key: str, option: str, raw: str) -> None:
         self.approximated(
@@ -1055,12 +1092,16 @@ class LsfWriter(LossReports):
         ext = self.ext
         out: list[str] = []
         terms: list[str] = []
-        if ext.select is not None:
+        if ext.select is not None and self.in_section(
+            ext.select, "spec.extensions.lsf.select", "select"
+        ):
             terms.append(ext.select if not self.constraint_terms() else f"({ext.select})")
         terms += self.constraint_terms()
         if terms:
             out.append(f"select[{' && '.join(terms)}]")
-        if ext.order_expression is not None:
+        if ext.order_expression is not None and self.in_section(
+            ext.order_expression, "spec.extensions.lsf.order_expression", "order"
+        ):
             out.append(f"order[{ext.order_expression}]")
         raw = (ext.rusage_string or "").strip()
         if ext.rusage_string is not None and not (raw.startswith("rusage[") and raw.endswith("]")):
@@ -1071,25 +1112,34 @@ class LsfWriter(LossReports):
                 help="write the section whole, e.g. `rusage[mem=4096]`",
             )
         elif ext.rusage_string is not None:
-            out.append(ext.rusage_string)
+            if self.in_section(
+                raw[len("rusage[") : -1], "spec.extensions.lsf.rusage_string", "rusage"
+            ):
+                out.append(ext.rusage_string)
         else:
             usage = []
             if res.memory_per_task is not None:
                 usage.append(f"mem={self.size(self.per_slot(res), 'spec.resources.memoryPerTask')}")
             for name, count in (res.generic_resources or {}).items():
-                usage.append(f"{name}={_whole(count)}")
+                if self.resource_name(name, f"spec.resources.genericResources.{name}", "rusage"):
+                    usage.append(f"{name}={_whole(count)}")
             if usage:
                 out.append(f"rusage[{','.join(usage)}]")
         if ext.span is not None:
-            out.append(f"span[{ext.span}]")
+            if self.in_section(ext.span, "spec.extensions.lsf.span", "span"):
+                out.append(f"span[{ext.span}]")
         elif ptile is not None:
             out.append(f"span[ptile={ptile}]")
         elif one_host:
             out.append("span[hosts=1]")
-        if ext.same_resource:
+        if ext.same_resource and all(
+            self.resource_name(name, "spec.extensions.lsf.same_resource", "same")
+            for name in ext.same_resource
+        ):
             out.append(f"same[{':'.join(ext.same_resource)}]")
         if ext.cu is not None:
-            out.append(f"cu[{ext.cu}]")
+            if self.in_section(ext.cu, "spec.extensions.lsf.cu", "cu"):
+                out.append(f"cu[{ext.cu}]")
         elif ext.compute_unit is not None:
             unit = ext.compute_unit
             words = _cu_words(unit)
@@ -1101,7 +1151,8 @@ class LsfWriter(LossReports):
             if words:
                 out.append(f"cu[{':'.join(words)}]")
         if ext.affinity is not None:
-            out.append(f"affinity[{ext.affinity}]")
+            if self.in_section(ext.affinity, "spec.extensions.lsf.affinity", "affinity"):
+                out.append(f"affinity[{ext.affinity}]")
         elif res.cpus_per_task is not None:
             cores = res.cpus_per_task.cores
             whole = -(-cores.numerator // cores.denominator)
@@ -1195,7 +1246,16 @@ class LsfWriter(LossReports):
                     "spec.resources.gpu.count", f"{amount} GPUs rounded up to {whole}"
                 )
             parts.append(f"num={whole}/task" if scope == "task" else f"num={whole}")
-        if gpu.type is not None:
+        if gpu.type is not None and not refuse_separator(
+            self.reporter,
+            "spec.resources.gpu.type",
+            gpu.type,
+            KEYWORD_VALUE_SYNTAX,
+            "a `-gpu` string",
+            'bsub reads `-gpu "num=N:gmodel=NAME:…"`: a `:` starts another keyword '
+            "(`a100:num=8` would ask for 8 GPUs)",
+            help="use the GPU model name as LSF reports it (`lshosts -gpu`)",
+        ):
             parts.append(f"gmodel={gpu.type}")
         if gpu.memory is not None:
             mib = Fraction(gpu.memory.bytes, 1024**2)

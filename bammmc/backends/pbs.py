@@ -20,15 +20,19 @@ import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    BLANK,
     LossReports,
     camel,
     dependency_gap,
     read_own,
+    refuse_separator,
     refuse_unreadable,
     report_foreign,
     report_priority_rounding,
+    report_separator,
     report_shadowed,
     report_unsupported,
+    separator_in,
 )
 from bammmc.backends.container import (
     container_losses,
@@ -73,6 +77,17 @@ PBS_CHUNK_RESOURCES: Final = frozenset(
         "nodect",
     }
 )
+#: What qsub's `-l` parser reads as syntax in a job-wide value (OpenPBS and Torque
+#: `set_resources()`): `,` ends the value and starts another resource, a quote starts quoting
+#: (pbs.md §2). OpenPBS's `pbs_quote_parse()` also ends an unquoted value at white space (the
+#: next word is another resource) and refuses `&`; Torque keeps both in the value. `=` and `:`
+#: are plain characters of a job-wide value.
+RESOURCE_VALUE_SYNTAX: Final = {"pbs": ",\"'&" + BLANK, "torque": ",\"'"}
+#: ... in a resource name: it ends at `=` or `,`
+RESOURCE_NAME_SYNTAX: Final = "=,\"'" + BLANK
+#: ... in a `select`/`nodes` chunk, whose resources are `:`-separated `name=value` pairs and
+#: whose chunks are `+`-separated (pbs.md §2, torque.md §2)
+CHUNK_SYNTAX: Final = ":+" + RESOURCE_NAME_SYNTAX
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-")
 
 CAPABILITIES: Final = Capabilities(
@@ -529,10 +544,81 @@ class PbsWriter(LossReports):
                 help="remove the quote from the value",
             )
             return
+        if letter == "W" and not self.attribute_ok(text, path):
+            return
         line = f"#PBS -{letter} {quote(text)}"
         self.lines.append(line)
         if path is not None:
             self.fields[line] = path
+
+    def attribute_ok(self, text: str, path: str | None) -> bool:
+        """Whether `-W name=value` reads back as this one attribute. qsub splits a `-W` list
+        with `parse_equal_string()` (pbs.md §6): the name runs to its `=`; the value runs to
+        the next `=` and then back to the `,` before it, where the next attribute starts (no
+        `,` before it: a syntax error); a value starting with a quote is quoted. So a `=` in
+        the value, or a leading quote, is never the value's own; a `,` without a `=` after
+        it is (`group_list=a,b@h`)."""
+        name, eq, value = text.partition("=")
+        where = "qsub's `-W` attribute list"
+        c = separator_in(name, "=," + BLANK) if eq else None
+        if c is None:
+            c = separator_in(value, "=") or (value[:1] if value[:1] in ("'", '"') else None)
+        if c is None:
+            return True
+        report_separator(
+            self.reporter,
+            path,
+            c,
+            where,
+            "qsub reads `name=value[,name=value…]`: a `=` in a value makes what follows the "
+            "`,` before it another attribute (or, without a `,`, an error), and a value "
+            "starting with a quote is quoted",
+        )
+        return False
+
+    def resource_value(self, value: str, path: str | None) -> bool:
+        """Whether ``value`` can be the value of a job-wide `-l name=value` (E140 if not)."""
+        pbs = self.DIALECT == "pbs"
+        return not refuse_separator(
+            self.reporter,
+            path,
+            value,
+            RESOURCE_VALUE_SYNTAX[self.DIALECT],
+            "a `-l` resource list",
+            "qsub ends a resource's value at `,`"
+            + (" or white space" if pbs else "")
+            + " and reads what follows as another resource; quotes start quoting"
+            + ("; `&` is refused" if pbs else ""),
+        )
+
+    def resource_name(self, name: str, path: str | None, syntax: str, where: str) -> bool:
+        """Whether ``name`` can be written as a resource name in ``where`` (E140 if not)."""
+        return not refuse_separator(
+            self.reporter,
+            path,
+            name,
+            syntax,
+            where,
+            "qsub ends a resource name at `=` or `,`"
+            + (", and a chunk's resources at `:` and its chunks at `+`" if ":" in syntax else ""),
+            help="use the resource's name as the PBS site defines it",
+        )
+
+    def raw_resources(self, text: str, path: str) -> bool:
+        """Whether a raw chunk request (`select`, `nodes`, `place` of `extensions.pbs`) is one
+        `-l` resource: `:`, `+` and `=` are its own syntax, a `,` (or in PBS Pro a blank)
+        would start another resource."""
+        pbs = self.DIALECT == "pbs"
+        return not refuse_separator(
+            self.reporter,
+            path,
+            text,
+            "," + (BLANK if pbs else ""),
+            "a `-l` resource list",
+            "qsub ends a resource's value at `,`"
+            + (" or white space" if pbs else "")
+            + " and reads what follows as another resource (`select=…,walltime=…`)",
+        )
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -615,7 +701,15 @@ class PbsWriter(LossReports):
         else:
             shell_line = f"#!{shell}"
         if ex is not None and ex.shell:
-            self.opt("S", ex.shell, "spec.execution.shell")
+            if not refuse_separator(
+                self.reporter,
+                "spec.execution.shell",
+                ex.shell,
+                "@,",
+                "`-S path[@host][,path@host…]`",
+                "qsub reads what follows `@` as a host and a `,` as the start of another shell",
+            ):
+                self.opt("S", ex.shell, "spec.execution.shell")
         body = compatibility_block(body, self.DIALECT, self.lost, self.approximated) + body
         if ex is not None and ex.working_dir is not None:
             if self.HAS_WORKDIR_OPTION:
@@ -648,7 +742,15 @@ class PbsWriter(LossReports):
     def schedule(self, sched: Schedule) -> None:
         ext = self.ext
         queue = sched.queue or sched.partition
-        if queue is not None or ext.server is not None:
+        refused = queue is not None and refuse_separator(
+            self.reporter,
+            "spec.schedule.queue" if sched.queue else "spec.schedule.partition",
+            queue,
+            "@",
+            "`-q queue@server`",
+            "qsub reads what follows `@` as the server the job goes to",
+        )
+        if not refused and (queue is not None or ext.server is not None):
             self.opt(
                 "q", (queue or "") + (f"@{ext.server}" if ext.server else ""), "spec.schedule.queue"
             )
@@ -700,7 +802,9 @@ class PbsWriter(LossReports):
                     f"spec.extensions.pbs.{key}",
                     f"PBS has no unlimited `{key}`; the queue's limit applies",
                 )
-        if sched.reservation is not None:
+        if sched.reservation is not None and self.resource_value(
+            sched.reservation, "spec.schedule.reservation"
+        ):
             self.opt("l", f"advres={sched.reservation}", "spec.schedule.reservation")
         life = self.spec.lifecycle
         if life is not None and life.requeue_on_failure is not None:
@@ -727,7 +831,10 @@ class PbsWriter(LossReports):
                 "take it",
             )
         if ext.mixed_chunks is not None:
-            self.opt("l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}")
+            if self.raw_resources(ext.mixed_chunks, "spec.extensions.pbs.mixed_chunks"):
+                self.opt(
+                    "l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}"
+                )
             for key in ("select", "nodes"):
                 if getattr(ext, key) is not None:
                     self.lost(
@@ -735,9 +842,11 @@ class PbsWriter(LossReports):
                         "the raw `extensions.pbs.mixed_chunks` is the chunk request written",
                     )
         elif ext.select is not None and self.DIALECT == "pbs":
-            self.opt("l", f"select={ext.select}", "spec.extensions.pbs.select")
+            if self.raw_resources(ext.select, "spec.extensions.pbs.select"):
+                self.opt("l", f"select={ext.select}", "spec.extensions.pbs.select")
         elif ext.nodes is not None and self.DIALECT == "torque":
-            self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
+            if self.raw_resources(ext.nodes, "spec.extensions.pbs.nodes"):
+                self.opt("l", f"nodes={ext.nodes}", "spec.extensions.pbs.nodes")
         else:
             mpiprocs = ext.mpiprocs_per_chunk
             if (
@@ -754,7 +863,8 @@ class PbsWriter(LossReports):
         if self.DIALECT == "pbs":
             self.mpiprocs_per_chunk()
         if ext.place is not None and self.DIALECT == "pbs":
-            self.opt("l", f"place={ext.place}", "spec.extensions.pbs.place")
+            if self.raw_resources(ext.place, "spec.extensions.pbs.place"):
+                self.opt("l", f"place={ext.place}", "spec.extensions.pbs.place")
         elif self.DIALECT == "pbs":
             self.place()
         else:
@@ -789,7 +899,10 @@ class PbsWriter(LossReports):
                     "chunk resource, or the old `nodes` syntax)",
                 )
                 continue
-            self.opt("l", f"{name}={value}", path)
+            if self.resource_name(
+                name, path, RESOURCE_NAME_SYNTAX, "a `-l` resource list"
+            ) and self.resource_value(value, path):
+                self.opt("l", f"{name}={value}", path)
         if ext.ompthreads_per_chunk is not None and not getattr(self, "wrote_ompthreads", False):
             self.lost(
                 "spec.extensions.pbs.ompthreads_per_chunk",
@@ -904,6 +1017,11 @@ class PbsWriter(LossReports):
                 )
             self.torque_nodes(total, tpn, cpus, res)
             return
+        for name in res.generic_resources or {}:
+            if not self.resource_name(
+                name, f"spec.resources.genericResources.{name}", CHUNK_SYNTAX, "a `select` chunk"
+            ):
+                return
         select = self.chunk(nodes, tpn, cpus, total, res)
         if extra:
             select += "+" + self.chunk(extra[0], extra[1], cpus, total, res)
@@ -1126,7 +1244,9 @@ class PbsWriter(LossReports):
             parts.append(placement.topology)
         if placement.exclusive:
             parts.append("excl")
-        if placement.group_by is not None:
+        if placement.group_by is not None and self.resource_name(
+            placement.group_by, "spec.placement.groupBy", CHUNK_SYNTAX, "`-l place=`"
+        ):
             parts.append(f"group={placement.group_by}")
         if parts:
             self.opt("l", "place=" + ":".join(parts), "spec.placement")
@@ -1211,7 +1331,7 @@ class PbsWriter(LossReports):
                 )
         for key in ("group_list", "umask", "sandbox"):
             if getattr(ext, key) is not None:
-                self.opt("W", f"{key}={getattr(ext, key)}")
+                self.opt("W", f"{key}={getattr(ext, key)}", f"spec.extensions.pbs.{key}")
         staging = self.spec.file_staging
         for key, entries_attr in (("stagein", "inputs"), ("stageout", "outputs")):
             entries = getattr(ext, key)
@@ -1227,16 +1347,33 @@ class PbsWriter(LossReports):
                             "PBS stages from `host:path` only",
                         )
                         continue
-                    if "@" in local or "," in local + remote:  # `local@host:remote,…`
+                    # `local@host:remote,…`, and a `=` starts another `-W` attribute
+                    if "@" in local or any(c in local + remote for c in ",="):
                         self.reporter.report(
                             "E140",
-                            f"a file of `spec.fileStaging.{entries_attr}[{j}]` holds `@` or "
-                            f"`,`, which `-W {key}=local@host:remote,…` reads as its separators",
+                            f"a file of `spec.fileStaging.{entries_attr}[{j}]` holds `@`, `,` "
+                            f"or `=`, which `-W {key}=local@host:remote,…` reads as its "
+                            "separators",
                             field=f"spec.fileStaging.{entries_attr}[{j}]",
                             help="rename the file",
                         )
                         continue
                     entries.append(f"{local}@{remote}")
+            elif entries is not None:
+                raw = f"spec.extensions.pbs.{key}"
+                if any(
+                    refuse_separator(
+                        self.reporter,
+                        raw,
+                        entry,
+                        ",",
+                        f"`-W {key}=`",
+                        "qsub reads `local@host:remote[,local@host:remote…]`: a `,` in an entry "
+                        "starts another one",
+                    )
+                    for entry in entries
+                ):
+                    entries = []
             if entries:
                 self.opt("W", f"{key}=" + ",".join(entries), f"spec.fileStaging.{entries_attr}")
         if staging is not None:
@@ -1307,6 +1444,17 @@ class PbsWriter(LossReports):
         if env.vars:
             items = []
             for key, value in env.vars.items():
+                if refuse_separator(
+                    self.reporter,
+                    f"spec.execution.environment.vars.{key}",
+                    key,
+                    "=,'\"\\",
+                    "a `-v` variable list",
+                    "qsub reads `NAME[=value][,NAME[=value]…]`: a variable's name ends at `=` "
+                    "and the item at `,`, quotes quote, and `\\` escapes a `,`",
+                    help="rename the variable, or set it in the script body",
+                ):
+                    continue
                 if "'" in value or '"' in value:  # qsub's -v list reads quotes as quoting
                     self.reporter.report(
                         "E140",

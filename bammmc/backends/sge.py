@@ -29,10 +29,12 @@ from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    BLANK,
     LossReports,
     camel,
     dependency_gap,
     read_own,
+    refuse_separator,
     refuse_unreadable,
     report_foreign,
     report_shadowed,
@@ -662,18 +664,39 @@ class SgeWriter(LossReports):
                 self.fields[self.lines[-1]] = path
 
     def resource(self, key: str, value: str, path: str) -> str | None:
-        """`key=value` for `-l`, or ``None`` (E140) when it would read as another request."""
+        """`key=value` for `-l`, or ``None`` (E140) when it would read as another request:
+        qsub splits a `-l` list at `,` and at white space (the oracle's qmaster reads
+        `-l "arch=x h_rt=99"` as two requests), and a request at its `=`."""
         if not RESOURCE_NAME.fullmatch(key):
             self.unwritable(path, f"`{key}`", "is not a Grid Engine resource name")
             return None
-        if "," in value or "=" in value:
-            self.unwritable(
-                path,
-                f"the value `{value}` of `{key}`",
-                "contains `,` or `=`, which would start another `-l` request",
-            )
+        if refuse_separator(
+            self.reporter,
+            path,
+            value,
+            ",=" + BLANK,
+            "a `-l` resource list",
+            "qsub splits `-l name=value[,name=value…]` at `,` and white space, and a request "
+            "at its `=`: the rest would be another request",
+        ):
             return None
         return f"{key}={value}"
+
+    def host_path(self, letter: str, path: str, field: str) -> None:
+        """`-i`/`-S` of one path: qsub reads `[[host]:]path[,…]` (sge.md §3), so a path with a
+        `:` is written after an empty host (`:in:2024.txt`, which the qmaster records as the
+        path `in:2024.txt` on no host); a `,` would start another path, and has no escape."""
+        if refuse_separator(
+            self.reporter,
+            field,
+            path,
+            ",",
+            f"`-{letter} [[host]:]path[,…]`",
+            "qsub reads a `,` as the start of another `host:path` entry, and has no escape for it",
+            help="rename the file or directory",
+        ):
+            return
+        self.opt(letter, ":" + path if ":" in path else path, path=field)
 
     # -- the job ---------------------------------------------------------------------------
 
@@ -736,11 +759,11 @@ class SgeWriter(LossReports):
             body = "exec " + " ".join(command) + "\n"
         if self.ext.shell is not None and ex is not None and ex.shell:
             self.overridden("shell", "spec.execution.shell", self.ext.shell)
-            self.opt("S", ex.shell, path="spec.execution.shell")
+            self.host_path("S", ex.shell, "spec.execution.shell")
         elif self.ext.shell is not None:
             self.opt("S", self.ext.shell, path="spec.extensions.sge.shell")
         elif ex is not None and ex.shell:
-            self.opt("S", ex.shell, path="spec.execution.shell")
+            self.host_path("S", ex.shell, "spec.execution.shell")
         block = compatibility_block(body, "sge", self.lost, self.approximated)
         shift = self.array_span()[3]
         if shift and block:  # the writer moved the ids up: the others' indices start lower
@@ -931,7 +954,17 @@ class SgeWriter(LossReports):
                     self.overridden("pe_slots", "spec.resources", ext.pe_slots)
                 else:
                     count = ext.pe_slots
-            if count:
+            pe_path = "spec.extensions.sge.pe" if ext.pe is not None else "spec.resources"
+            if count and not refuse_separator(
+                self.reporter,
+                pe_path,
+                name,
+                "," + BLANK,
+                "`-pe NAME SLOTS`",
+                "qsub takes one word as the parallel environment's name: with white space the "
+                "rest is read as the slot range",
+                help="use the parallel environment's name as the site defines it",
+            ):
                 self.opt("pe", name, count, path="spec.resources")
         elif ext.pe_slots is not None:
             self.lost(
@@ -1119,7 +1152,7 @@ class SgeWriter(LossReports):
         if ext.input is not None and stdin is None:
             self.opt("i", ext.input, path="spec.extensions.sge.input")
         elif stdin is not None:
-            self.opt("i", stdin, path="spec.execution.stdin")
+            self.host_path("i", stdin, "spec.execution.stdin")
         out = out or Output()
         if out.merge_stderr:  # separate files are Grid Engine's default
             self.opt("j", "y", path="spec.output.mergeStderr")
@@ -1187,7 +1220,7 @@ class SgeWriter(LossReports):
                 chars.extend(mapping[text])
                 continue
             for c in text:
-                if c in ":,":  # qsub reads `host:path` lists
+                if c == ",":  # qsub reads `host:path` lists, and a `,` has no escape
                     changed.add(c)
                     c = "_"
                 elif c == "$":
@@ -1204,7 +1237,9 @@ class SgeWriter(LossReports):
                 field,
                 f"{shown} written as `_`: qsub reads `host:path,…` lists and expands `$` names",
             )
-        self.opt(letter, "".join(chars), path=field)
+        text = "".join(chars)
+        # `[[host]:]path`: after an empty host, a `:` is the path's own (see `host_path`)
+        self.opt(letter, ":" + text if ":" in text else text, path=field)
 
     def notifications(self) -> None:
         note = self.spec.notifications

@@ -20,6 +20,7 @@ from bammmc.frontends.lsf import scan, sniff
 from bammmc.ir.priority import PriorityBand
 from bammmc.passes.lower.lsf import lower
 from tests.formats.honest import losses
+from tests.formats.separators import directives, refused
 from tests.formats.test_slurm import spec, subset
 
 SH = "#!/bin/bash\n"
@@ -914,3 +915,73 @@ def test_silent_losses_are_reported(
     spec_yaml: str, target: str, expected: set[tuple[str, str]]
 ) -> None:
     assert expected <= losses(spec_yaml, target)
+
+
+# ── separators of the value languages (issue 18, item 4) ─────────────────────────────────────
+# bsub reads an `-R` string as sections `name[…]` (a `]` ends one, white space separates them)
+# over resource names that cannot hold `: . ( ) [ + - * / ! & | < > @ = ,` (IBM, "Configuring
+# the lsf.shared resource section"), and `-gpu` as `:`-separated keywords (IBM `bsub -gpu`). A
+# value that would end its section or keyword is refused (E140, naming the field and the
+# character): written, it added a section (`span[ptile=4] rusage[mem=99999]`) or a keyword
+# (`gmodel=a100:num=8`: 8 GPUs). LSF has no oracle: bammmc's own reader read them back so.
+UNWRITABLE_LSF = [
+    # (SPLAT spec, field, the character as the message names it)
+    ("{resources: {gpu: {count: 1, type: 'a100:num=8'}}}", "spec.resources.gpu.type", ":"),
+    (
+        "{resources: {genericResources: {'lic,mem=99999': 2}}}",
+        "spec.resources.genericResources.lic,mem=99999",
+        ",",
+    ),
+    (
+        "{extensions: {lsf: {same_resource: ['type] span[hosts=1']}}}",
+        "spec.extensions.lsf.same_resource",
+        "]",
+    ),
+    ("{extensions: {lsf: {span: 'ptile=4] rusage[mem=99999'}}}", "spec.extensions.lsf.span", "]"),
+    (
+        "{extensions: {lsf: {affinity: 'core(2)] span[hosts=1'}}}",
+        "spec.extensions.lsf.affinity",
+        "]",
+    ),
+    (
+        "{extensions: {lsf: {order_expression: 'r15s] span[hosts=1'}}}",
+        "spec.extensions.lsf.order_expression",
+        "]",
+    ),
+    ("{extensions: {lsf: {cu: 'type=rack] span[hosts=1'}}}", "spec.extensions.lsf.cu", "]"),
+    ("{extensions: {lsf: {select: 'mem>1] span[hosts=1'}}}", "spec.extensions.lsf.select", "]"),
+    (
+        "{extensions: {lsf: {rusage_string: 'rusage[mem=1] span[hosts=1]'}}}",
+        "spec.extensions.lsf.rusage_string",
+        "]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "field", "char"), UNWRITABLE_LSF)
+def test_separators_are_refused(spec_yaml: str, field: str, char: str) -> None:
+    errors = refused(spec_yaml, "lsf")
+    assert [(code, f) for code, f, _ in errors] == [("E140", field)]
+    assert f"`{char}`" in errors[0][2]
+
+
+#: the same characters where they are the value's own (a false error is a bug too)
+KEPT_LSF = [
+    # (SPLAT spec, a directive written)
+    # `gmodel=NAME[-MEMSIZE]`: a `-` is part of the model
+    (
+        "{resources: {gpu: {count: 1, type: 'TeslaV100-SXM2-32GB'}}}",
+        "#BSUB -gpu num=1/task:gmodel=TeslaV100-SXM2-32GB",
+    ),
+    # an affinity string's own `(`, `,`, `=`, `:`
+    (
+        "{extensions: {lsf: {affinity: 'core(2,same=socket):cpubind=core'}}}",
+        '#BSUB -R "affinity[core(2,same=socket):cpubind=core]"',
+    ),
+    ("{resources: {genericResources: {lic_a: 2}}}", '#BSUB -R "rusage[lic_a=2]"'),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "line"), KEPT_LSF)
+def test_separators_where_they_are_plain(spec_yaml: str, line: str) -> None:
+    assert line in directives(spec_yaml, "lsf")

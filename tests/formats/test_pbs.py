@@ -15,6 +15,7 @@ import bammmc
 from bammmc.backends.splat import to_builtins
 from bammmc.diagnostics.model import Diagnostic
 from tests.formats.honest import losses
+from tests.formats.separators import directives, refused
 from tests.formats.test_slurm import spec, subset
 
 SH = "#!/bin/bash\n"
@@ -802,3 +803,150 @@ def test_torque_does_not_take_mpiprocs_per_chunk_as_processors() -> None:
     assert text is not None
     assert "#PBS -l nodes=2\n" in text
     assert ("W201", "spec.extensions.pbs.mpiprocs_per_chunk") in {(d.code, d.field) for d in diags}
+
+
+# ── separators of the value languages (issue 18, item 4) ─────────────────────────────────────
+# A value goes into a sub-language of qsub's: a `-l` resource list (OpenPBS and Torque
+# `set_resources()`: `,` ends a value, quotes quote; OpenPBS's `pbs_quote_parse()` also ends it
+# at white space and refuses `&`), `select`/`place` chunks (`:`, `+`, `=`), a `-W` attribute
+# list (`parse_equal_string()`: a `=` in a value starts another attribute after the `,`
+# before it), a `-v` list (`,`, `=`), `-q queue@server`, `-S path[@host][,…]`. A separator
+# of it is refused (E140, naming the field and the character): written, it added a resource or
+# an attribute (`advres=r1,walltime=99:00:00` is a 99 h walltime to Slurm's #PBS reader too:
+# test_pbs_oracle.py).
+UNWRITABLE_PBS = [
+    # (SPLAT spec, target, field, the character as the message names it)
+    *[
+        ("{schedule: {reservation: 'r1,walltime=99:00:00'}}", t, "spec.schedule.reservation", ",")
+        for t in ("pbs", "torque")
+    ],
+    ("{schedule: {reservation: 'r1 walltime=99:00:00'}}", "pbs", "spec.schedule.reservation", " "),
+    ("{schedule: {reservation: 'a\"b\"c'}}", "pbs", "spec.schedule.reservation", '"'),
+    ("{schedule: {reservation: 'a&b'}}", "pbs", "spec.schedule.reservation", "&"),
+    (
+        "{extensions: {pbs: {resources: {'a,walltime': '99:00:00'}}}}",
+        "pbs",
+        "spec.extensions.pbs.resources.a,walltime",
+        ",",
+    ),
+    *[
+        (
+            "{extensions: {pbs: {resources: {software: 'x,walltime=99:00:00'}}}}",
+            t,
+            "spec.extensions.pbs.resources.software",
+            ",",
+        )
+        for t in ("pbs", "torque")
+    ],
+    (
+        "{resources: {tasks: 2, genericResources: {'fpga:ncpus': 1}}}",
+        "pbs",
+        "spec.resources.genericResources.fpga:ncpus",
+        ":",
+    ),
+    (
+        "{resources: {tasks: 2, genericResources: {'fpga+2': 1}}}",
+        "pbs",
+        "spec.resources.genericResources.fpga+2",
+        "+",
+    ),
+    (
+        "{resources: {tasks: 2}, placement: {groupBy: 'switch:excl'}}",
+        "pbs",
+        "spec.placement.groupBy",
+        ":",
+    ),
+    (
+        "{extensions: {pbs: {select: '1:ncpus=2,walltime=99:00:00'}}}",
+        "pbs",
+        "spec.extensions.pbs.select",
+        ",",
+    ),
+    (
+        "{extensions: {pbs: {nodes: '1:ppn=2,walltime=99:00:00'}}}",
+        "torque",
+        "spec.extensions.pbs.nodes",
+        ",",
+    ),
+    (
+        "{resources: {tasks: 2}, extensions: {pbs: {place: 'scatter,walltime=99:00:00'}}}",
+        "pbs",
+        "spec.extensions.pbs.place",
+        ",",
+    ),
+    # -W: a `=` after a `,` starts another attribute
+    (
+        "{extensions: {pbs: {group_list: 'g1,umask=000'}}}",
+        "pbs",
+        "spec.extensions.pbs.group_list",
+        "=",
+    ),
+    (
+        "{extensions: {pbs: {umask: '077,group_list=x'}}}",
+        "torque",
+        "spec.extensions.pbs.umask",
+        "=",
+    ),
+    (
+        "{extensions: {pbs: {dependency: 'afterok:1,umask=000'}}}",
+        "pbs",
+        "spec.extensions.pbs.dependency",
+        "=",
+    ),
+    (
+        "{extensions: {pbs: {options: {'W:foo': 'a,umask=000'}}}}",
+        "pbs",
+        "spec.extensions.pbs.options.W:foo",
+        "=",
+    ),
+    (
+        "{extensions: {pbs: {stagein: ['a@h:/x,b@h:/y']}}}",
+        "pbs",
+        "spec.extensions.pbs.stagein",
+        ",",
+    ),
+    # -v: a variable's name ends at `=`, an item at `,`
+    *[
+        (
+            "{execution: {environment: {vars: {'a,LD_PRELOAD': '/x.so'}}}}",
+            t,
+            "spec.execution.environment.vars.a,LD_PRELOAD",
+            ",",
+        )
+        for t in ("pbs", "torque")
+    ],
+    ("{schedule: {queue: 'q@evil'}}", "pbs", "spec.schedule.queue", "@"),
+    ("{execution: {shell: '/bin/bash,/bin/sh@h'}}", "pbs", "spec.execution.shell", ","),
+    ("{execution: {shell: '/bin/bash@h'}}", "torque", "spec.execution.shell", "@"),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "field", "char"), UNWRITABLE_PBS)
+def test_separators_are_refused(spec_yaml: str, target: str, field: str, char: str) -> None:
+    errors = refused(spec_yaml, target)
+    assert [(code, f) for code, f, _ in errors] == [("E140", field)]
+    assert ("a blank" if char == " " else f"`{char}`") in errors[0][2]
+
+
+#: what is the value's own there (a false error is a bug too): the same characters where the
+#: sub-language does not read them
+KEPT_PBS = [
+    # (SPLAT spec, target, a directive written)
+    # Torque's `set_resources()` keeps white space in a value ("already tokenized by getopt()")
+    (
+        "{schedule: {reservation: 'r1 x'}}",
+        "torque",
+        '#PBS -l "advres=r1 x"',
+    ),
+    # `=` and `:` are plain characters of a job-wide `-l` value
+    ("{schedule: {reservation: 'R12.srv:a=b'}}", "pbs", "#PBS -l advres=R12.srv:a=b"),
+    # a `,` without a `=` after it is the `-W` value's own (pbs.md §6)
+    ("{extensions: {pbs: {group_list: 'g1@h1,g2@h2'}}}", "pbs", "#PBS -W group_list=g1@h1,g2@h2"),
+    # a `-v` value runs to the next `,`: a `=` in it is its own; a `,` is quoted
+    ("{execution: {environment: {vars: {A: 'x=y,z'}}}}", "pbs", "#PBS -v \"A='x=y,z'\""),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "target", "line"), KEPT_PBS)
+def test_separators_where_they_are_plain(spec_yaml: str, target: str, line: str) -> None:
+    assert line in directives(spec_yaml, target)

@@ -18,6 +18,7 @@ from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.frontends.sge import scan
 from bammmc.passes.lower.sge import lower
 from tests.formats.honest import losses
+from tests.formats.separators import directives, refused
 from tests.formats.test_slurm import spec, subset
 
 SH = "#!/bin/bash\n"
@@ -536,8 +537,11 @@ def test_job_id_of_an_array_is_the_arrays_id() -> None:
 
 
 def test_writer_escapes_path_separators_and_dollars() -> None:
+    """A `,` (no escape in a `host:path,…` list) and a `$` Grid Engine would expand become
+    `_`; a `:` is the path's own after an empty host (the qmaster records `:a:b` as the path
+    `a:b` on no host: test_sge_oracle.py)."""
     out, diags = emit_splat("spec:\n  output:\n    stdout: 'run:1,x.$HOME.{job_id}'\n")
-    assert "#$ -o run_1_x._HOME.$JOB_ID\n" in out
+    assert "#$ -o :run:1_x._HOME.$JOB_ID\n" in out
     assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
 
 
@@ -806,3 +810,55 @@ def test_silent_losses_are_reported(
     spec_yaml: str, target: str, expected: set[tuple[str, str]]
 ) -> None:
     assert expected <= losses(spec_yaml, target)
+
+
+# ── separators of the value languages (issue 18, item 4) ─────────────────────────────────────
+# qsub reads `-i`/`-o`/`-e`/`-S` as `[[host]:]path[,…]` (sge.md §3), `-l` as requests split at
+# `,` and white space, `-pe` as one name word. A `:` in a path is the path's own after an empty
+# host (`:in:2024.txt`: the qmaster records the path `in:2024.txt` and no host —
+# test_sge_oracle.py); written bare, `-i in:2024.txt` names the host `in`. A `,` in a path
+# has no escape, nor a blank in a `-l` value or a PE name: refused (E140, naming the field and
+# the character).
+UNWRITABLE_SGE = [
+    # (SPLAT spec, field, the character as the message names it)
+    ("{execution: {stdin: 'a,b'}}", "spec.execution.stdin", ","),
+    ("{execution: {shell: '/bin/a,b'}}", "spec.execution.shell", ","),
+    ("{extensions: {sge: {resources: {arch: 'x y'}}}}", "spec.extensions.sge.resources.arch", " "),
+    (
+        "{extensions: {sge: {soft_resources: {arch: 'x y'}}}}",
+        "spec.extensions.sge.soft_resources.arch",
+        " ",
+    ),
+    ("{resources: {tasks: 2}, extensions: {sge: {pe: 'smp x'}}}", "spec.extensions.sge.pe", " "),
+    ("{resources: {tasks: 2}, extensions: {sge: {pe: 'a,b'}}}", "spec.extensions.sge.pe", ","),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "field", "char"), UNWRITABLE_SGE)
+def test_separators_are_refused(spec_yaml: str, field: str, char: str) -> None:
+    errors = refused(spec_yaml, "sge")
+    assert [(code, f) for code, f, _ in errors] == [("E140", field)]
+    assert ("a blank" if char == " " else f"`{char}`") in errors[0][2]
+
+
+ENCODED_SGE = [
+    # (SPLAT spec, the directive written, the field read back and its value)
+    ("{execution: {stdin: 'in:2024.txt'}}", "#$ -i :in:2024.txt", "stdin", "in:2024.txt"),
+    ("{execution: {shell: '/opt/x:y/bash'}}", "#$ -S :/opt/x:y/bash", "shell", "/opt/x:y/bash"),
+    ("{output: {stdout: 'out:1.txt'}}", "#$ -o :out:1.txt", None, None),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "line", "key", "value"), ENCODED_SGE)
+def test_a_colon_in_a_path_follows_an_empty_host(
+    spec_yaml: str, line: str, key: str | None, value: str | None
+) -> None:
+    written = directives(spec_yaml, "sge")
+    assert line in written
+    job, diags = read(SH + line + "\n" + BODY)
+    assert not [d for d in diags if d.is_error]
+    if key is not None:
+        assert job["spec"]["execution"][key] == value
+        assert "extensions" not in job["spec"]  # one path on no host: the portable field
+    else:
+        assert job["spec"]["output"]["stdout"] == "out:1.txt"

@@ -491,15 +491,17 @@ def _option(
     elif name in ("o", "e"):
         _path(name, occ, b, array)
     elif name == "i":
-        if ":" in value or "," in value:
+        path = _hostless(value)
+        if path is None:
             _ext(b, "input", value, occ)
         else:
-            b.set("spec.execution.stdin", value, occ)
+            b.set("spec.execution.stdin", path, occ)
     elif name == "S":
-        if ":" in value or "," in value:  # `host:path` lists: not one shell
+        path = _hostless(value)
+        if path is None:  # `host:path` lists: not one shell
             _ext(b, "shell", value, occ)
         else:
-            b.set("spec.execution.shell", value, occ)
+            b.set("spec.execution.shell", path, occ)
     elif name == "V":
         b.set("spec.execution.environment.inheritFromSubmitter", True, occ)
     elif name == "cwd":
@@ -627,6 +629,21 @@ def _begin(occ: Occurrence, b: _Builder) -> None:
         _ext(b, "begin", value, occ)
 
 
+def _hostless(value: str) -> str | None:
+    """The path of a `[[host]:]path[,…]` value that names one path on no host: a value
+    without `:` or `,`, or one after an empty host (`:a:b` is the path `a:b`, as the qmaster
+    records it); None for a host or a list.
+
+    >>> _hostless("in.txt"), _hostless(":in:2024.txt"), _hostless("in:2024.txt"), _hostless("a,b")
+    ('in.txt', 'in:2024.txt', None, None)
+    """
+    if "," in value:
+        return None
+    if value.startswith(":"):
+        return value[1:]
+    return None if ":" in value else value
+
+
 def _path(letter: str, occ: Occurrence, b: _Builder, array: bool) -> None:
     """`-o`/`-e [[host]:]path[,...]` with Grid Engine's pseudo variables; a host, a list, a
     directory or a variable only Grid Engine has keep the raw value in `extensions.sge`."""
@@ -636,9 +653,10 @@ def _path(letter: str, occ: Occurrence, b: _Builder, array: bool) -> None:
     if "," in value:  # several `host:path` entries: only Grid Engine can pick one
         _ext(b, key, value, occ)
         return
-    path = value.split(":", 1)[1] if ":" in value else value
+    hostless = _hostless(value)
+    path = hostless if hostless is not None else value.split(":", 1)[1]
     text, site_only = path_template(path, array)
-    if ":" in value or path.endswith("/") or site_only:
+    if hostless is None or path.endswith("/") or site_only:
         _ext(b, key, value, occ)
     if site_only:
         shown = ", ".join(f"`{v}`" if v in ("~", "$$") else f"`${v}`" for v in site_only)
