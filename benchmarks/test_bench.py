@@ -154,6 +154,32 @@ def test_hostile_answered_quickly(benchmark: BenchmarkFixture, kind: str, tmp_pa
     assert benchmark.stats is None or benchmark.stats.stats.median < 1.0
 
 
+#: issue 18's 9 MB scripts (tests/test_hostile_speed.py bounds their work): shape -> maker
+HOSTILE_SCRIPT = {
+    "one-long-list": lambda d: f"#!/bin/bash\n{d} -l " + "a=1," * 2_250_000 + "\n",
+    "quotes": lambda d: f"#!/bin/bash\n{d} -J " + '"a' * 4_500_000 + "\n",
+    "many-directives": lambda d: "#!/bin/bash\n" + f"{d} -N a\n" * 750_000,
+    "many-comments": lambda d: "#!/bin/bash\n" + "# c\n" * 2_250_000,
+}
+SCRIPT_FILES = {"slurm": ("#SBATCH", ".sbatch"), "pbs": ("#PBS", ".pbs"), "lsf": ("#BSUB", ".lsf")}
+SCRIPT_FILES |= {"sge": ("#$", ".sge"), "flux-batch": ("#flux:", ".flux")}
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE_SCRIPT))
+@pytest.mark.parametrize("fmt", sorted(SCRIPT_FILES))
+def test_hostile_script_answered_quickly(
+    benchmark: BenchmarkFixture, fmt: str, shape: str, tmp_path: Path
+) -> None:
+    """`bammmc check` on a 9 MB script of one shape (15-60 s before the directive budget and
+    the line limit): a coded answer (E006) within a second."""
+    magic, ext = SCRIPT_FILES[fmt]
+    path = tmp_path / f"job{ext}"
+    path.write_text(HOSTILE_SCRIPT[shape](magic))
+    args = [sys.executable, "-m", "bammmc", "check", str(path)]
+    benchmark.pedantic(_run, args=(args,), rounds=3, iterations=1, warmup_rounds=1)
+    assert benchmark.stats is None or benchmark.stats.stats.median < 1.0
+
+
 SLURM_40 = (
     "#!/bin/bash\n"
     + "".join(

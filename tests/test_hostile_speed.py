@@ -178,9 +178,9 @@ def test_a_format_python_reads_otherwise_is_left_for_condor_submit() -> None:
 
 
 def test_if_nesting_past_condor_submits_limit_is_refused_at_once(monkeypatch: Any) -> None:
-    """20,000 nested `if` took 28 s (each line looked at every open block). condor_submit
-    refuses the 64th nested `if` ("if nesting too deep!", htcondor2 25.14.1): so does bammmc,
-    and it reads no further."""
+    """20,000 nested `if` took 28 s (each line looked at every open block; such a file is now
+    past the 20,000 lines bammmc reads, so 9,000 here). condor_submit refuses the 64th nested
+    `if` ("if nesting too deep!", htcondor2 25.14.1): so does bammmc, and it reads no further."""
     statements = [0]
     original = grammars.parser
 
@@ -198,7 +198,7 @@ def test_if_nesting_past_condor_submits_limit_is_refused_at_once(monkeypatch: An
         return Counted()
 
     monkeypatch.setattr(htcondor, "parser", counting)
-    text = EXE + "if true\n" * 20_000 + "endif\n" * 20_000 + "queue\n"
+    text = EXE + "if true\n" * 9_000 + "endif\n" * 9_000 + "queue\n"  # under MAX_LINES
     _, diags = bammmc.parse(text, "htcondor")
     errors = [d for d in diags if d.code == "E020"]
     assert len(errors) == 1 and errors[0].span is not None and errors[0].span.line == 65
@@ -284,3 +284,99 @@ def test_a_long_machine_list_is_still_read() -> None:
     """5,000 machine names (just under MAX_TOKENS) parse; the reader's parse is shared."""
     text = " || ".join(f'Machine == "m{n}.example.org"' for n in range(5000))
     assert classad.unparse(classad.parse(text)) == text
+
+
+# ── scripts: directive text and lines are bounded before they cost a Lark parse each ────────
+
+#: a format, its directive prefix, and the extension of its files
+SCRIPTS = {
+    "slurm": "#SBATCH",
+    "pbs": "#PBS",
+    "torque": "#PBS",
+    "lsf": "#BSUB",
+    "sge": "#$",
+    "flux-batch": "#flux:",
+}
+
+#: 9 MB inputs that took 15-60 s to answer (measured on main before, 2 cores): name -> maker
+SCRIPT_SHAPES: dict[str, Callable[[str], str]] = {
+    "one-long-list": lambda d: f"#!/bin/bash\n{d} -l " + "a=1," * 2_250_000 + "\n",
+    "quotes": lambda d: f"#!/bin/bash\n{d} -J " + '"a' * 4_500_000 + "\n",
+    "many-directives": lambda d: "#!/bin/bash\n" + f"{d} -N a\n" * 750_000,
+    "many-comments": lambda d: "#!/bin/bash\n" + "# c\n" * 2_250_000,
+}
+
+
+def _lark_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each text a script reader's Lark parser is given."""
+    seen: list[int] = []
+    original = grammars.parser
+
+    def counting(grammar: str, start: str) -> Any:
+        lark = original(grammar, start)
+
+        class Counted:
+            def parse(self, text: str) -> Any:
+                seen.append(len(text))
+                return lark.parse(text)
+
+        return Counted()
+
+    monkeypatch.setattr(grammars, "parser", counting)
+    for name in ("slurm", "pbs", "lsf", "sge", "flux_batch"):
+        module = __import__(f"bammmc.frontends.{name}", fromlist=["parser"])
+        if hasattr(module, "grammars"):
+            monkeypatch.setattr(module.grammars, "parser", counting)
+    return seen
+
+
+@pytest.mark.parametrize("shape", sorted(SCRIPT_SHAPES))
+@pytest.mark.parametrize("fmt", sorted(SCRIPTS))
+def test_a_huge_script_is_refused_in_bounded_work(
+    fmt: str, shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One E006 where the limit is crossed, and the directive parses stop there: a script's
+    directives hold at most 64 KiB (MAX_DIRECTIVE_TEXT), an input at most 20,000 lines."""
+    from bammmc.frontends.limits import MAX_DIRECTIVE_TEXT
+    from bammmc.source import MAX_LINES
+
+    seen = _lark_parses(monkeypatch)
+    text = SCRIPT_SHAPES[shape](SCRIPTS[fmt])
+    _, diags = bammmc.parse(text, fmt)
+    errors = [d for d in diags if d.code == "E006"]
+    assert len(errors) == 1, [d.code for d in diags][:10]
+    span = errors[0].span
+    assert span is not None
+    if shape.startswith("many"):
+        assert "20,000 lines" in errors[0].message and span.line == MAX_LINES + 1
+        assert not seen  # refused before any reader ran
+    else:
+        assert "64 KiB" in errors[0].message and span.line == 2
+        assert sum(n for n in seen if n < len(text)) <= MAX_DIRECTIVE_TEXT
+
+
+@pytest.mark.parametrize("fmt", sorted(SCRIPTS))
+def test_directives_up_to_the_budget_are_read(fmt: str) -> None:
+    """Just under 64 KiB of directives (and 20,000 lines) is still an ordinary script."""
+    from bammmc.frontends.limits import MAX_DIRECTIVE_TEXT
+
+    line = f"{SCRIPTS[fmt]} -N a\n"
+    count = MAX_DIRECTIVE_TEXT // len(line)
+    text = "#!/bin/bash\n" + line * count + "echo ok\n"
+    _, diags = bammmc.parse(text, fmt)
+    assert "E006" not in [d.code for d in diags]
+    _, diags = bammmc.parse("#!/bin/bash\n" + line * (count + 1) + "echo ok\n", fmt)
+    assert "E006" in [d.code for d in diags]  # one more crosses it
+
+
+def test_the_line_limit_holds_for_every_format() -> None:
+    """20,001 lines of anything: E006 at line 20,001, for each format bammmc reads."""
+    from bammmc.registry import FORMATS
+
+    for fmt in FORMATS:
+        _, diags = bammmc.parse("#!/bin/bash\n" + "# x\n" * 20_000, fmt)
+        errors = [d for d in diags if d.code == "E006"]
+        assert errors and errors[0].span is not None, fmt
+        assert errors[0].span.line == 20_001 and errors[0].span.column == 1
+        _, diags = bammmc.parse("#!/bin/bash\n" + "# x\n" * 19_999, fmt)
+        assert "E006" not in [d.code for d in diags], fmt

@@ -26,6 +26,7 @@ from bammmc import grammars
 from bammmc.backends.flux_batch_options import ALIASES, NOT_BATCH, OPTIONS, SHORT, Option
 from bammmc.diagnostics.model import Reporter
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.frontends.limits import DirectiveBudget
 from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
 
@@ -182,11 +183,12 @@ class _Scanner:
         disabled = False
         last_directive_line = 0
         prefix_seen = ""
+        budget = DirectiveBudget(self.reporter, "flux:")
         total = len(self.line_at)
         if self.text.endswith("\n"):
             total -= 1  # the empty string after the last newline is no line
         for number in range(1, total + 1):
-            kind, line, _ = kinds.get(number, ("EMPTY", "", 0))
+            kind, line, offset = kinds.get(number, ("EMPTY", "", 0))
             if kind != "DIRECTIVE":
                 if multi.inprogress:
                     self.error(
@@ -206,6 +208,8 @@ class _Scanner:
                     disabled = True
                     last_directive_line = number - 1
                 continue
+            if not budget.spend(line, number, offset):
+                return
             tree = parser("directive").parse(line.rstrip("\r"))
             parts = {t.type: str(t) for t in tree.children}  # type: ignore[union-attr]
             prefix, tag, value = parts.get("PREFIX", ""), parts["TAG"], parts.get("VALUE", "")

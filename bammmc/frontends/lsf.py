@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 from bammmc.diagnostics.model import Reporter
 from bammmc.diagnostics.suggest import suggestions
+from bammmc.frontends.limits import DirectiveBudget
 from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
 
@@ -218,6 +219,7 @@ def scan(text: str, reporter: Reporter) -> LsfScript:
     kept: list[str] = []
     cursor = 0
     words: list[Word] = []
+    budget = DirectiveBudget(reporter, "#BSUB")
     header = True  # the directives before the first command (only those leave the body)
     for tok in tree.children:
         if tok.type == "LINE":  # type: ignore[union-attr]
@@ -226,6 +228,8 @@ def scan(text: str, reporter: Reporter) -> LsfScript:
             continue
         if tok.type != "DIRECTIVE":  # type: ignore[union-attr]
             continue
+        if not budget.spend_token(tok):
+            break
         start, end = tok.start_pos or 0, tok.end_pos or 0  # type: ignore[union-attr]
         if header:
             # bsub reads every `#BSUB` line, but only the leading block is the job's header:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from bammmc import grammars
 from bammmc.diagnostics.model import Reporter, Span
+from bammmc.frontends.limits import DirectiveBudget
 from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
 
@@ -111,6 +112,7 @@ def scan(text: str, reporter: Reporter, dialect: str = "pbs") -> PbsScript:
     cursor = 0
     words: list[Word] = []
     rest_line = None
+    budget = DirectiveBudget(reporter, "#PBS")
     for tok in tree.children:
         kind = tok.type  # type: ignore[union-attr]
         if kind == "REST":
@@ -118,6 +120,8 @@ def scan(text: str, reporter: Reporter, dialect: str = "pbs") -> PbsScript:
             break
         if kind != "DIRECTIVE":
             continue
+        if not budget.spend_token(tok):
+            break
         start, end = tok.start_pos or 0, tok.end_pos or 0  # type: ignore[union-attr]
         kept.append(text_for_scan[cursor:start])
         cursor = end + 1 if text_for_scan[end : end + 1] == "\n" else end

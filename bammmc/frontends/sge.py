@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 from bammmc.backends.sge import OPTIONS
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.frontends.limits import DirectiveBudget
 from bammmc.frontends.slurm import Occurrence, Word, _span
 from bammmc.ir.envvars import strip_compatibility_block
 
@@ -83,6 +84,7 @@ def scan(text: str, reporter: Reporter) -> SgeScript:
     cursor = 0
     first_command: int | None = None
     late: list[Word] = []
+    budget = DirectiveBudget(reporter, "#$")
     for tok in tree.children:
         kind = tok.type  # type: ignore[union-attr]
         line = tok.line or 1  # type: ignore[union-attr]
@@ -94,6 +96,8 @@ def scan(text: str, reporter: Reporter) -> SgeScript:
             continue
         if kind != "DIRECTIVE":
             continue
+        if not budget.spend_token(tok):
+            break
         end = tok.end_pos or start  # type: ignore[union-attr]
         if first_command is None:  # drop the header directive (and its newline) from the body
             kept.append(text[cursor:start])

@@ -26,6 +26,7 @@ from bammmc.backends.slurm_options import (
 )
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.frontends.limits import DirectiveBudget
 from bammmc.ir.envvars import strip_compatibility_block
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ def scan(text: str, reporter: Reporter) -> SlurmScript:
     kept: list[str] = []
     cursor = 0
     rest_token: Token | None = None
+    budget = DirectiveBudget(reporter, "#SBATCH")
     for tok in tree.children:
         assert not isinstance(tok, str) or hasattr(tok, "type")
         kind = tok.type  # type: ignore[union-attr]
@@ -120,6 +122,8 @@ def scan(text: str, reporter: Reporter) -> SlurmScript:
             continue
         if kind != "DIRECTIVE":
             continue
+        if not budget.spend_token(tok):
+            break
         start = tok.start_pos or 0  # type: ignore[union-attr]
         end = tok.end_pos or start  # type: ignore[union-attr]
         # drop the directive line (and its newline) from the script text
