@@ -13,7 +13,7 @@ import msgspec
 
 from bammmc import preserve
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.diagnostics.model import Reporter, Span
+from bammmc.diagnostics.model import Reporter
 from bammmc.ir.decode import MAX_NODES
 from bammmc.ir.job import Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand
@@ -58,6 +58,8 @@ def compile_text(
     """Read ``text`` as ``fmt`` and run the passes. A job with errors comes back as ``None``.
     A valid ``--preserve`` block in the text (``preserve.py``) puts back the fields it keeps."""
     options = options or Options()
+    from bammmc.frontends.limits import too_long
+
     if too_long(text, reporter):
         return [Compiled(None)]
     out: list[Compiled] = []
@@ -114,37 +116,6 @@ def compile_text(
                 job = preserve.restore(job, read.source_map, found, fmt.name, reporter)
         out.append(Compiled(job, read.source_map))
     return out
-
-
-def too_long(text: str, reporter: Reporter) -> bool:
-    """Does ``text`` hold more than :data:`~bammmc.source.MAX_LINES` lines? (E006 at the first
-    line past them: every input up to the size limit is answered in under a second.)"""
-    from bammmc.source import MAX_LINES
-
-    if text.count("\n", 0, len(text) - 1) < MAX_LINES:
-        return False
-    at = 0
-    for _ in range(MAX_LINES):
-        at = text.index("\n", at) + 1
-    end = text.find("\n", at)
-    width = max(1, min(80, (len(text) if end < 0 else end) - at))
-    reporter.report(
-        "E006",
-        f"the input has more than {MAX_LINES:,} lines, more than bammmc reads",
-        Span(
-            file=reporter.file,
-            line=MAX_LINES + 1,
-            column=1,
-            end_line=MAX_LINES + 1,
-            end_column=1 + width,
-            start=at,
-            end=at + width,
-        ),
-        notes=("the longest job description of the real-world corpus has 665 lines",),
-        help="check that this is the job file meant; keep long data (item lists, embedded "
-        "files) in a file the job reads",
-    )
-    return True
 
 
 def refuse_nul(job: Job, fmt: Format, reporter: Reporter) -> None:

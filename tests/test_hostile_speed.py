@@ -308,25 +308,25 @@ SCRIPT_SHAPES: dict[str, Callable[[str], str]] = {
 
 
 def _lark_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The length of each text a script reader's Lark parser is given."""
+    """The length of each text a script reader's Lark parser is given (each reader gets its
+    parsers through its own module's `parser(start)`)."""
+    from bammmc.frontends import flux_batch, lsf, pbs, sge, slurm
+
     seen: list[int] = []
-    original = grammars.parser
+    for module in (slurm, pbs, lsf, sge, flux_batch):
+        original = module.parser
 
-    def counting(grammar: str, start: str) -> Any:
-        lark = original(grammar, start)
+        def counting(start: str, original: Callable[[str], Any] = original) -> Any:
+            lark = original(start)
 
-        class Counted:
-            def parse(self, text: str) -> Any:
-                seen.append(len(text))
-                return lark.parse(text)
+            class Counted:
+                def parse(self, text: str) -> Any:
+                    seen.append(len(text))
+                    return lark.parse(text)
 
-        return Counted()
+            return Counted()
 
-    monkeypatch.setattr(grammars, "parser", counting)
-    for name in ("slurm", "pbs", "lsf", "sge", "flux_batch"):
-        module = __import__(f"bammmc.frontends.{name}", fromlist=["parser"])
-        if hasattr(module, "grammars"):
-            monkeypatch.setattr(module.grammars, "parser", counting)
+        monkeypatch.setattr(module, "parser", counting)
     return seen
 
 
