@@ -286,6 +286,18 @@ def _writer_array(queues: list[Queue]) -> tuple[IndexSpec | None, int]:
     return IndexSpec.parse(",".join(runs)), used
 
 
+#: commands whose value becomes portable text (the writer spells a `$` of such text
+#: `$(DOLLAR)`, unless the command is in `kept_macros`)
+PORTABLE_TEXT: Final = frozenset(
+    {
+        *("executable", "arguments", "environment", "initialdir", "input", "output", "error"),
+        *("batch_name", "notify_user", "accounting_group", "shell", "transfer_input_files"),
+        *("transfer_output_files", "transfer_checkpoint_files", "transfer_output_remaps"),
+        *("docker_image", "container_image"),
+    }
+)
+
+
 def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec | None) -> None:
     table = queue.commands
     item_vars = frozenset(v.lower() for v in queue.vars)
@@ -299,6 +311,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
     commands: dict[str, str] = {}
     macros_kept: dict[str, str] = {}
     attributes: dict[str, str] = {}
+    #: the commands whose portable field keeps a reference as written (`kept_macros`)
+    kept: set[str] = set()
     first: Occurrence | None = None
     for key, occ in table.items():
         if key.startswith("my."):
@@ -308,6 +322,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
             _expression(value.text, occ, reporter, occ.written)
             if key == "my.projectname":
                 b.set("spec.schedule.project", _unquote(value.text), occ)
+                if value.unknown:
+                    kept.add("+projectname")
             else:
                 attributes[occ.written.replace(" ", "")] = value.text
             continue
@@ -344,6 +360,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
             if not _command(name, value.text, occ, b, queue, reporter, index):
                 commands[occ.written] = value.text
                 first = first or occ
+            elif value.unknown and name in PORTABLE_TEXT:
+                kept.add(name)
         except Invalid:
             continue
     _program_in_image(b, commands)
@@ -366,6 +384,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 _queue(queue, b, reporter)
     if attributes:
         b.set("spec.extensions.htcondor.attributes", attributes, next(iter(table.values())))
+    if kept:
+        b.set("spec.extensions.htcondor.kept_macros", sorted(kept), next(iter(table.values())))
     if macros_kept and first is not None:
         b.set("spec.extensions.htcondor.macros", macros_kept, first)
     if commands and first is not None:
