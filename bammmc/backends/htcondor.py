@@ -540,6 +540,10 @@ def spelled_dollars(text: str, piece: bool = False) -> str | None:
     return "".join(out) + text[at:]
 
 
+#: the blanks condor_submit trims around a value (C `isspace()`; a line break is E140)
+TRIMMED: Final = " \t\v\f"
+
+
 class Unwritable(Exception):
     """A value no submit line can carry (already reported as E140)."""
 
@@ -698,7 +702,7 @@ class HtcondorWriter(LossReports):
                 path, f"the value of `{key}` contains a line break,", "so no submit line holds it"
             )
             return False
-        if value.rstrip(" \t").endswith("\\"):
+        if value.rstrip(TRIMMED).endswith("\\"):
             self.unwritable(
                 path,
                 f"the value of `{key}` ends with `\\`,",
@@ -717,11 +721,11 @@ class HtcondorWriter(LossReports):
         HTCondor can say what those mean."""
         if not self.line_safe(text, path, key):
             raise Unwritable
-        if whole and text != text.strip(" \t"):
+        if whole and text != text.strip(TRIMMED):
             self.approximated(
                 path or f"`{key}`", "condor_submit trims blanks around a value: they are dropped"
             )
-            text = text.strip(" \t")
+            text = text.strip(TRIMMED)
         if key.lower() in self.kept:  # the reader's own references: HTCondor's to resolve
             return text
         spelled = spelled_dollars(text, piece=follows)
@@ -950,16 +954,22 @@ class HtcondorWriter(LossReports):
                     )
         if self.image is not None:
             universe = self.universe
+            named = (c.image or "").strip(TRIMMED)
+            if named != c.image:  # before the `docker://` that may go in front of it
+                self.approximated(
+                    "spec.execution.container.image",
+                    "condor_submit trims blanks around a value: they are dropped",
+                )
             if universe == "docker":
-                image = c.image or ""
+                image = named
                 image = image[len("docker://") :] if image.startswith("docker://") else image
                 self.put("docker_image", image, "spec.execution.container.image")
             elif universe in (None, "vanilla", "container") and (
                 self.ext.image_command == "docker_image"
             ):  # the reader saw `docker_image` in the container universe: written as it was
-                self.put("docker_image", c.image or "", "spec.execution.container.image")
+                self.put("docker_image", named, "spec.execution.container.image")
             elif universe in (None, "vanilla", "container"):
-                image = c.image or ""
+                image = named
                 if (
                     not re.match(r"[a-z][a-z0-9+.-]*://", image)
                     and not image.startswith(("/", "./", "../"))
@@ -1221,7 +1231,10 @@ class HtcondorWriter(LossReports):
                 self.approximated(
                     field, f"`{{{text}}}` has no HTCondor spelling in a file name: left out"
                 )
-        return "".join(parts)
+        text = "".join(parts)
+        if text != text.strip(TRIMMED):
+            self.approximated(field, "condor_submit trims blanks around a value: they are dropped")
+        return text.strip(TRIMMED)
 
     def environment(self) -> None:
         ex = self.spec.execution

@@ -1301,3 +1301,26 @@ def test_the_reader_lists_the_commands_it_kept_references_in() -> None:
         'arguments = "--in $(datafile) --m $$(Memory)"',
         "input = $(DOLLAR)(y)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("spec_yaml", "line", "field"),
+    [
+        ('{output: {stdout: "o\\v"}}', "output = o", "spec.output.stdout"),
+        ('{output: {stdout: " o.{job_id} "}}', "output = o.$(Cluster)", "spec.output.stdout"),
+        ('{notifications: {email: "\\fa@b"}}', "notify_user = a@b", "spec.notifications.email"),
+        (
+            '{execution: {container: {image: " img\\v", command: [/bin/x]}}}',
+            "container_image = docker://img",
+            "spec.execution.container.image",
+        ),
+    ],
+)
+def test_blanks_condor_submit_trims_are_dropped_with_a_w301(
+    spec_yaml: str, line: str, field: str
+) -> None:
+    """condor_submit trims C white space (a vertical tab, a form feed too) around a value:
+    the writer drops it and says so, rather than let the file say more than the job gets."""
+    text, diags = emit(runnable(spec_yaml), "htcondor")
+    assert text is not None and line in text.splitlines(), text
+    assert any(d.code == "W301" and d.field == field and "trims" in d.message for d in diags)
