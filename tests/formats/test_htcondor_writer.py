@@ -1324,3 +1324,19 @@ def test_blanks_condor_submit_trims_are_dropped_with_a_w301(
     text, diags = emit(runnable(spec_yaml), "htcondor")
     assert text is not None and line in text.splitlines(), text
     assert any(d.code == "W301" and d.field == field and "trims" in d.message for d in diags)
+
+
+def test_a_dollar_of_a_kept_command_stays_a_dollar(condor_oracle: Any) -> None:
+    """`htcondor -> htcondor`: a command kept as submit text (`extensions.htcondor.commands`,
+    an attribute, an expression) keeps its `$(DOLLAR)`; htcondor2.Submit expands the original
+    and the converted file alike (it read `error = $(DOLLAR)(y).err` as `error = $(y).err`,
+    the file `.err`)."""
+    text = (
+        'executable = run.sh\nerror = $(DOLLAR)(y).err\n+Note = "$(DOLLAR)(z)"\n'
+        'requirements = Name == "$(DOLLAR)(w)"\nqueue\n'
+    )
+    out, diags = bammmc.convert(text, "htcondor", "htcondor")
+    assert out is not None, diags
+    before, after = condor_oracle.submit(text), condor_oracle.submit(out)
+    for key in ("error", "MY.Note", "requirements"):
+        assert after["expanded"][key] == before["expanded"][key], (key, out)

@@ -306,6 +306,13 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         item_vars |= {"bammmc_array_index"}
     index = WRITER_INDEX if indices is not None else ()
     macros = Macros(table, item_vars)
+    # a value kept as submit text spells a literal `$` as the file did: `error = $(DOLLAR)(y)`
+    # is the file `$(y)`, which `error = $(y)` is not (the same budget bounds both)
+    submit_text = (
+        Macros(table, item_vars, budget=macros.budget, keep_dollar=True)
+        if any("dollar" in (occ.value or "").lower() for occ in table.values())
+        else macros
+    )
     needs: set[str] = set()
     used = _referenced(table)
     commands: dict[str, str] = {}
@@ -325,7 +332,7 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 if value.unknown:
                     kept.add("+projectname")
             else:
-                attributes[occ.written.replace(" ", "")] = value.text
+                attributes[occ.written.replace(" ", "")] = submit_text.value(occ).text
             continue
         name = canonical(key)
         primary = table.get(name)
@@ -357,8 +364,9 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         needs |= value.needs
         _unknown(value.unknown, occ, reporter, item_vars)
         try:
-            if not _command(name, value.text, occ, b, queue, reporter, index):
-                commands[occ.written] = value.text
+            text = submit_text.value(occ).text if name in EXPRESSION_COMMANDS else value.text
+            if not _command(name, text, occ, b, queue, reporter, index):
+                commands[occ.written] = submit_text.value(occ).text
                 first = first or occ
             elif value.unknown and name in PORTABLE_TEXT:
                 kept.add(name)
