@@ -694,15 +694,16 @@ class HtcondorWriter(LossReports):
 
     # -- values ----------------------------------------------------------------------------
 
-    def line_safe(self, value: str, path: str | None, key: str) -> bool:
-        """Whether ``value`` stays on its line: no line break, no trailing `\\` (a
-        continuation), no NUL."""
+    def line_safe(self, value: str, path: str | None, key: str, whole: bool = True) -> bool:
+        """Whether ``value`` stays on its line: no line break, no NUL, and (a ``whole`` value:
+        a part may end in one, `arguments = "C:\\dir\\"` does not) no trailing `\\`, which
+        continues the line."""
         if any(c in value for c in "\n\r\0"):
             self.unwritable(
                 path, f"the value of `{key}` contains a line break,", "so no submit line holds it"
             )
             return False
-        if value.rstrip(TRIMMED).endswith("\\"):
+        if whole and value.rstrip(TRIMMED).endswith("\\"):
             self.unwritable(
                 path,
                 f"the value of `{key}` ends with `\\`,",
@@ -719,7 +720,7 @@ class HtcondorWriter(LossReports):
         reference is `$(DOLLAR)` (:func:`spelled_dollars`), except in the commands the reader
         kept HTCondor's own references in (`extensions.htcondor.kept_macros`, W423): only
         HTCondor can say what those mean."""
-        if not self.line_safe(text, path, key):
+        if not self.line_safe(text, path, key, whole):  # a part: `cmd` checks the whole
             raise Unwritable
         if whole and text != text.strip(TRIMMED):
             self.approximated(

@@ -1270,6 +1270,15 @@ KEPT_HTCONDOR = [
         "arguments = \"'$HOME $5 $ (x) a$$b $[1] $'\"",
     ),
     ("{output: {stdout: 'o#1.log'}}", "output = o#1.log"),
+    # a `\` continues the line only at its end: inside the quotes of the new syntax it does not
+    (
+        "{execution: {executable: /bin/x, arguments: '''C:\\dir\\'''}}",
+        'arguments = "C:\\dir\\"',
+    ),
+    (
+        "{execution: {executable: /bin/x, environment: {vars: {P: 'C:\\'}}}}",
+        'environment = "P=C:\\"',
+    ),
     ("{notifications: {email: '#a@b'}}", "notify_user = #a@b"),
     (
         "{execution: {executable: /bin/x, arguments: \"'$(item)' '$$(Memory)'\"},"
