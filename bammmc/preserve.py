@@ -405,6 +405,7 @@ NEVER_RESTORED: Final[dict[str, str]] = {
             "macros": "submit macros, expanded into any command",
             "commands": "raw submit commands: any of them",
             "verbatim": "raw submit lines: any of them",
+            "kept_macros": "the macro references of any portable value",
         }.items()
     },
     **{

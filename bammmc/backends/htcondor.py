@@ -44,10 +44,14 @@ from typing import Final
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     LossReports,
+    refuse_separator,
     refuse_unreadable,
     report_foreign,
     report_priority_rounding,
+    report_separator,
     report_unsupported,
+    separator_in,
+    shown_char,
 )
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
@@ -493,8 +497,51 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.htcondor.macros": EXACT,
         "spec.extensions.htcondor.commands": EXACT,
         "spec.extensions.htcondor.verbatim": EXACT,
+        "spec.extensions.htcondor.kept_macros": EXACT,
     },
 )
+
+
+#: a run of `$` that opens a macro reference condor_submit expands (`$(NAME)`, `$ENV(…)`,
+#: `$INT(…)`, `$Fnx(…)`…) or the match fills in (`$$(Attr)`, `$$([expr])`); at a piece's end
+#: (``(?=\Z)``), what the writer puts next may be its own `$(Cluster)`
+REFERENCE: Final = re.compile(r"\$+(?=\(|[A-Za-z_][A-Za-z0-9_]*\(|\Z)")
+
+
+def spelled_dollars(text: str, piece: bool = False) -> str | None:
+    """Literal text as submit text that condor_submit expands back to it: each `$` that opens
+    a reference is `$(DOLLAR)` (htcondor.md §2: `$(DOLLAR)` is a literal `$`; checked with
+    htcondor2.Submit: `$(DOLLAR)(x)` expands to `$(x)`, `$(DOLLAR)ENV(HOME)` to `$ENV(HOME)`).
+    None for text HTCondor cannot hold: `$$(` (the match fills it in, and `$` before a
+    `$(DOLLAR)` makes one), or a literal `$(DOLLAR)` (condor_submit replaces `$(DOLLAR)` until
+    none is left: `$(DOLLAR)(DOLLAR)` is `$`). A ``piece`` of a value ends where the writer
+    may put a reference of its own, so a `$` at its end is spelled too.
+
+    >>> spelled_dollars("$(x) $ENV(HOME) $HOME $5 $"), spelled_dollars("cost $", piece=True)
+    ('$(DOLLAR)(x) $(DOLLAR)ENV(HOME) $HOME $5 $', 'cost $(DOLLAR)')
+    >>> spelled_dollars("$$(Memory)"), spelled_dollars("$(dollar)"), spelled_dollars("$$ENV(x)")
+    (None, None, '$$ENV(x)')
+    """
+    out: list[str] = []
+    at = 0
+    for match in REFERENCE.finditer(text):
+        run, end = match.group(), match.end()
+        opens = text.startswith("(", end) or (piece and end == len(text))
+        if end == len(text) and not piece:
+            continue
+        if len(run) > 1:
+            if opens:
+                return None  # `$$(`: a match-time reference
+            continue  # `$$NAME(` is no reference: condor_submit keeps it
+        if re.match(r"\(\s*dollar", text[end:], re.IGNORECASE):
+            return None
+        out += [text[at : match.start()], "$(DOLLAR)"]
+        at = end
+    return "".join(out) + text[at:]
+
+
+#: the blanks condor_submit trims around a value (C `isspace()`; a line break is E140)
+TRIMMED: Final = " \t\v\f"
 
 
 class Unwritable(Exception):
@@ -626,6 +673,8 @@ class HtcondorWriter(LossReports):
         self.attribute_index: str | None = None
         #: whether the script reads `BammmcArrayIndex` from the job ad
         self.needs_index_attribute = False
+        #: commands whose portable text keeps HTCondor's own macro references
+        self.kept = {k.lower() for k in self.ext.kept_macros or ()}
 
     # -- reporting -------------------------------------------------------------------------
 
@@ -645,15 +694,16 @@ class HtcondorWriter(LossReports):
 
     # -- values ----------------------------------------------------------------------------
 
-    def line_safe(self, value: str, path: str | None, key: str) -> bool:
-        """Whether ``value`` stays on its line: no line break, no trailing `\\` (a
-        continuation), no NUL."""
+    def line_safe(self, value: str, path: str | None, key: str, whole: bool = True) -> bool:
+        """Whether ``value`` stays on its line: no line break, no NUL, and (a ``whole`` value:
+        a part may end in one, `arguments = "C:\\dir\\"` does not) no trailing `\\`, which
+        continues the line."""
         if any(c in value for c in "\n\r\0"):
             self.unwritable(
                 path, f"the value of `{key}` contains a line break,", "so no submit line holds it"
             )
             return False
-        if value.rstrip(" \t").endswith("\\"):
+        if whole and value.rstrip(TRIMMED).endswith("\\"):
             self.unwritable(
                 path,
                 f"the value of `{key}` ends with `\\`,",
@@ -662,19 +712,38 @@ class HtcondorWriter(LossReports):
             return False
         return True
 
-    def literal(self, text: str, path: str | None, key: str, whole: bool = True) -> str:
-        """Portable text as a submit value (``whole``) or a part of one, or `Unwritable`.
-        Macro references (`$(NAME)`, `$$(Attr)`, `$ENV(…)`) are the submit language's own and
-        are written as they are: the reader keeps them so (W423), and only they can say what
-        they mean."""
-        if not self.line_safe(text, path, key):
+    def literal(
+        self, text: str, path: str | None, key: str, whole: bool = True, follows: bool = False
+    ) -> str:
+        """Portable text as a submit value (``whole``) or a part of one (``follows``: more of
+        the value comes right after it), or `Unwritable`. A `$` that would open a macro
+        reference is `$(DOLLAR)` (:func:`spelled_dollars`), except in the commands the reader
+        kept HTCondor's own references in (`extensions.htcondor.kept_macros`, W423): only
+        HTCondor can say what those mean."""
+        if not self.line_safe(text, path, key, whole):  # a part: `cmd` checks the whole
             raise Unwritable
-        if whole and text != text.strip(" \t"):
+        if whole and text != text.strip(TRIMMED):
             self.approximated(
                 path or f"`{key}`", "condor_submit trims blanks around a value: they are dropped"
             )
-            text = text.strip(" \t")
-        return text
+            text = text.strip(TRIMMED)
+        if key.lower() in self.kept:  # the reader's own references: HTCondor's to resolve
+            return text
+        spelled = spelled_dollars(text, piece=follows)
+        if spelled is None:
+            report_separator(
+                self.reporter,
+                path,
+                "$",
+                "condor_submit",
+                f"the value of `{key}` holds `$$(` or `$(DOLLAR)`: HTCondor fills `$$(…)` in "
+                "from the matched machine and replaces every `$(DOLLAR)`, and has no "
+                "spelling of either as text",
+                help="write the value without `$$(` and `$(DOLLAR)`, or list the command in "
+                "`extensions.htcondor.kept_macros` if the references are HTCondor's own",
+            )
+            raise Unwritable
+        return spelled
 
     def cmd(self, key: str, value: object, path: str | None = None) -> None:
         """``key = value``, ``value`` already in submit syntax."""
@@ -886,16 +955,22 @@ class HtcondorWriter(LossReports):
                     )
         if self.image is not None:
             universe = self.universe
+            named = (c.image or "").strip(TRIMMED)
+            if named != c.image:  # before the `docker://` that may go in front of it
+                self.approximated(
+                    "spec.execution.container.image",
+                    "condor_submit trims blanks around a value: they are dropped",
+                )
             if universe == "docker":
-                image = c.image or ""
+                image = named
                 image = image[len("docker://") :] if image.startswith("docker://") else image
                 self.put("docker_image", image, "spec.execution.container.image")
             elif universe in (None, "vanilla", "container") and (
                 self.ext.image_command == "docker_image"
             ):  # the reader saw `docker_image` in the container universe: written as it was
-                self.put("docker_image", c.image or "", "spec.execution.container.image")
+                self.put("docker_image", named, "spec.execution.container.image")
             elif universe in (None, "vanilla", "container"):
-                image = c.image or ""
+                image = named
                 if (
                     not re.match(r"[a-z][a-z0-9+.-]*://", image)
                     and not image.startswith(("/", "./", "../"))
@@ -992,7 +1067,9 @@ class HtcondorWriter(LossReports):
         except ValueError as exc:
             self.unwritable(path, f"the arguments `{text}`", f"are not shell words ({exc})")
             return
-        plain = MACRO.sub("", re.sub(r"\$\{?(" + "|".join(ARGUMENT_VARIABLES) + r")\}?", "", text))
+        plain = re.sub(r"\$\{?(" + "|".join(ARGUMENT_VARIABLES) + r")\}?", "", text)
+        if "arguments" in self.kept:  # HTCondor's own references: no shell syntax
+            plain = MACRO.sub("", plain)
         if _SHELL_SPECIAL.search(plain.replace("'", "").replace('"', "")):
             self.approximated(
                 path,
@@ -1006,14 +1083,15 @@ class HtcondorWriter(LossReports):
         for word in words:
             pieces = re.split(r"(\$\{?(?:" + "|".join(ARGUMENT_VARIABLES) + r")\}?)", word)
             out: list[str] = []
-            for piece in pieces:
+            for n, piece in enumerate(pieces):
                 match = re.fullmatch(r"\$\{?(\w+)\}?", piece)
                 if match and match.group(1) in ARGUMENT_VARIABLES:
                     concept = ARGUMENT_VARIABLES[match.group(1)]
                     out.append(self.index_macro() if concept == "array_index" else "$(Cluster)")
                     continue
                 try:
-                    out.append(self.literal(piece, path, "arguments", whole=False))
+                    more = n + 1 < len(pieces) and pieces[n + 1] != ""
+                    out.append(self.literal(piece, path, "arguments", whole=False, follows=more))
                 except Unwritable:
                     return
             joined = "".join(out)
@@ -1110,10 +1188,11 @@ class HtcondorWriter(LossReports):
                 "files have the same name",
             )
         parts: list[str] = []
-        for kind, text in template.parts:
+        for n, (kind, text) in enumerate(template.parts):
             if kind == "text":
+                more = n + 1 < len(template.parts)
                 try:
-                    parts.append(self.literal(text, field, "output", whole=False))
+                    parts.append(self.literal(text, field, "output", whole=False, follows=more))
                 except Unwritable:
                     return None
             elif text in PATH_MACROS:
@@ -1124,7 +1203,15 @@ class HtcondorWriter(LossReports):
                 meta = self.job.metadata
                 if meta is not None and meta.name:
                     try:
-                        parts.append(self.literal(meta.name, "metadata.name", "output"))
+                        parts.append(
+                            self.literal(
+                                meta.name,
+                                "metadata.name",
+                                "batch_name",
+                                whole=False,
+                                follows=n + 1 < len(template.parts),
+                            )
+                        )
                     except Unwritable:
                         return None
                 else:
@@ -1145,7 +1232,10 @@ class HtcondorWriter(LossReports):
                 self.approximated(
                     field, f"`{{{text}}}` has no HTCondor spelling in a file name: left out"
                 )
-        return "".join(parts)
+        text = "".join(parts)
+        if text != text.strip(TRIMMED):
+            self.approximated(field, "condor_submit trims blanks around a value: they are dropped")
+        return text.strip(TRIMMED)
 
     def environment(self) -> None:
         ex = self.spec.execution
@@ -1154,14 +1244,27 @@ class HtcondorWriter(LossReports):
         if env is not None and env.vars:
             entries: list[str] = []
             for key, value in env.vars.items():
-                if not ENV_NAME.fullmatch(key):
-                    self.unwritable(path, f"`{key}`", "is not a name `environment` can carry")
+                if not key or not ENV_NAME.fullmatch(key):
+                    c = separator_in(key, " \"'=") if key else None
+                    if c is None:
+                        self.unwritable(path, f"`{key}`", "is not a name `environment` can carry")
+                    else:  # the new syntax ends a name at `=` and a word at a blank
+                        report_separator(
+                            self.reporter,
+                            path,
+                            c,
+                            "`environment`",
+                            f"the variable name `{key}` would end there or become another "
+                            "entry of the list",
+                            help=f"rename the variable without {shown_char(c)}",
+                        )
                     continue
                 try:
+                    name = self.literal(key, path, "environment", whole=False)
                     text = self.literal(value, path, "environment", whole=False)
                 except Unwritable:
                     continue
-                entries.append(new_syntax_word(f"{key}={text}"))
+                entries.append(new_syntax_word(f"{name}={text}"))
             if entries:
                 self.cmd("environment", '"' + " ".join(entries) + '"', path)
         getenv = self.ext.getenv
@@ -1613,7 +1716,7 @@ class HtcondorWriter(LossReports):
                 else "spec.extensions.htcondor.project_name"
             )
             with contextlib.suppress(Unwritable):
-                self.cmd("+ProjectName", self.literal(classad_string(value), path, "ProjectName"))
+                self.cmd("+ProjectName", self.literal(classad_string(value), path, "+ProjectName"))
         if ext.concurrency_limits:
             self.native(
                 "concurrency_limits",
@@ -1682,8 +1785,19 @@ class HtcondorWriter(LossReports):
     def file_list(self, key: str, names: list[str], path: str) -> None:
         texts: list[str] = []
         for name in names:
-            if "," in name or not name.strip():
+            if not name.strip():
                 self.unwritable(path, f"the file name `{name}`", f"cannot be an item of `{key}`")
+                return
+            if refuse_separator(
+                self.reporter,
+                path,
+                name,
+                ",",
+                f"`{key}`",
+                f"`{key}` is a comma-separated list (htcondor.md §3.2): the file name "
+                f"`{name}` would be read as several files",
+                help="rename the file without `,`",
+            ):
                 return
             try:
                 texts.append(self.literal(name, path, key))
@@ -1695,8 +1809,19 @@ class HtcondorWriter(LossReports):
         path = "spec.fileStaging.outputs"
         entries = []
         for src, dst in remaps.items():
-            if '"' in src + dst:
-                self.unwritable(path, f"the remap `{src} = {dst}`", 'holds a `"`')
+            if '"' in src + dst or "\\" in src + dst:
+                # the value is one double-quoted string, and `\=` `\;` are its only escapes
+                # (htcondor.md §3.2): a `\` of a name has no spelling
+                c = '"' if '"' in src + dst else "\\"
+                report_separator(
+                    self.reporter,
+                    path,
+                    c,
+                    "`transfer_output_remaps`",
+                    f"the remap `{src} = {dst}` would end the quoted list or escape the "
+                    "character after it",
+                    help=f"rename the file without {shown_char(c)}",
+                )
                 return
             pair = [s.replace("=", "\\=").replace(";", "\\;") for s in (src, dst)]
             try:

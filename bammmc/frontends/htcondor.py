@@ -672,6 +672,9 @@ class Macros:
     active: list[str] = field(default_factory=list)
     #: how deep the references being expanded nest (:data:`MAX_NESTING` at most)
     nesting: int = 0
+    #: keep `$(DOLLAR)`/`$(DOLLARDOLLAR)` as written: for a value that stays submit text
+    #: (`extensions.htcondor.commands`), where a `$` made of one would open a reference
+    keep_dollar: bool = False
 
     def value(self, occ: Occurrence) -> Expanded:
         """The value of one statement of the table, expanded (errors name the statement)."""
@@ -757,6 +760,8 @@ class Macros:
     def _reference(self, inner: str, out: Expanded, depth: int) -> str:
         name, colon, default = inner.partition(":")
         key = name.strip().lower()
+        if key in ("dollar", "dollardollar") and self.keep_dollar:
+            return f"$({inner})"
         if key == "dollar":
             return "$"
         if key == "dollardollar":

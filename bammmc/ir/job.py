@@ -575,6 +575,10 @@ class HtcondorExt(Ext):
     macros: dict[str, str] | None = None
     #: every other submit command, name as written -> value as written
     commands: dict[str, str] | None = None
+    #: the submit commands (lower case; `+projectname`) whose portable field holds macro
+    #: references the reader kept as written (`$(input)`, `$$(Memory)`, `$ENV(…)`, queue
+    #: variables): the writer writes their `$` as it is; elsewhere a `$` is literal text
+    kept_macros: list[str] | None = None
     #: statements kept as written: `include` lines and `if` blocks whose condition only the
     #: submitting machine decides (written just before `queue`)
     verbatim: list[str] | None = None

@@ -29,6 +29,7 @@ from bammmc.backends.htcondor import (
 from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir.job import Job
 from bammmc.ir.priority import PriorityBand
+from tests.formats.separators import emit, refused
 
 HEAD = {"apiVersion": "bammm.io/v1alpha1", "kind": "Job"}
 
@@ -306,9 +307,18 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         {("W301", "spec.output.stdout")},
     ),
     (
-        "macros in a path are HTCondor's",
-        {"output": {"stdout": "$(Process)/$$(Machine)/$HOME.log"}},
+        "macros the reader kept in a path are HTCondor's",
+        {
+            "output": {"stdout": "$(Process)/$$(Machine)/$HOME.log"},
+            "extensions": {"htcondor": {"kept_macros": ["output"]}},
+        },
         ["output = $(Process)/$$(Machine)/$HOME.log"],
+        set(),
+    ),
+    (
+        "a `$` of any other path is literal: `$(DOLLAR)`",
+        {"output": {"stdout": "$(Process)/$ENV(HOME)/$HOME.log"}},
+        ["output = $(DOLLAR)(Process)/$(DOLLAR)ENV(HOME)/$HOME.log"],
         set(),
     ),
     # ── arrays (pitfall 24) ──
@@ -931,7 +941,8 @@ def test_strange_values_stay_on_their_line(value: str, condor_oracle: Any) -> No
 
 def test_macro_references_are_written_as_they_are(condor_oracle: Any) -> None:
     """A DAGMan node's `$(VAR)`, match-time `$$(Attr)`, `$ENV(…)`: the reader keeps them in
-    portable fields (W423), and only HTCondor can say what they mean."""
+    portable fields (W423) and lists the commands in `kept_macros`; only HTCondor can say
+    what they mean."""
     spec = {
         "execution": {
             "executable": "run.sh",
@@ -939,6 +950,7 @@ def test_macro_references_are_written_as_they_are(condor_oracle: Any) -> None:
             "environment": {"vars": {"NAME": "$$(Name)", "SPACED": " $(x) "}},
         },
         "output": {"stdout": "$(input).out"},
+        "extensions": {"htcondor": {"kept_macros": ["arguments", "environment", "output"]}},
     }
     files, diags = run(spec)
     written = lines(files)
@@ -1151,3 +1163,189 @@ def test_verbatim_cannot_queue_leave_an_if_open_or_be_refused(block: str) -> Non
     files, diags = run(spec)
     assert ("E140", "spec.extensions.htcondor.verbatim[0]") in {(d.code, d.field) for d in diags}
     assert files[0].text.count("queue") == 1
+
+
+# ── separators of the submit language (issue 18, item 4) ────────────────────────────────────
+# A `$` that opens a macro reference is condor_submit's (`$(NAME)`, `$ENV(…)`, `$INT(…)`,
+# `$Fnx(…)`) or the match's (`$$(Attr)`, `$$([expr])`): portable text spells it `$(DOLLAR)`
+# (htcondor.md §2), or is refused where HTCondor has no spelling; checked with htcondor2.Submit
+# in tests/formats/test_htcondor_oracle.py.
+
+#: (SPLAT spec, field, the character as the message names it)
+UNWRITABLE_HTCONDOR = [
+    ("{output: {stdout: 'o.$$(Machine).log'}}", "spec.output.stdout", "$"),
+    (
+        "{execution: {executable: /bin/x, arguments: \"'$$(Memory)'\"}}",
+        "spec.execution.arguments",
+        "$",
+    ),
+    (
+        "{execution: {executable: /bin/x, environment: {vars: {A: '$$([1+2])'}}}}",
+        "spec.execution.environment.vars",
+        "$",
+    ),
+    ("{notifications: {email: 'a$(DOLLAR)b'}}", "spec.notifications.email", "$"),
+    ("{schedule: {project: 'p$$(x)'}}", "spec.schedule.project", "$"),
+    ("{execution: {executable: /bin/x, stdin: 'in$(dollar)'}}", "spec.execution.stdin", "$"),
+    ("{fileStaging: {inputs: [{src: 'a,b', dst: 'a,b'}]}}", "spec.fileStaging.inputs", ","),
+    ("{fileStaging: {outputs: [{src: 'o', dst: 'a\\b'}]}}", "spec.fileStaging.outputs", "\\"),
+    ("{fileStaging: {outputs: [{src: 'o', dst: 'a\"b'}]}}", "spec.fileStaging.outputs", '"'),
+    (
+        "{execution: {executable: /bin/x, environment: {vars: {'A B': '1'}}}}",
+        "spec.execution.environment.vars",
+        " ",
+    ),
+]
+
+
+def runnable(spec_yaml: str) -> str:
+    """The spec with a program, when it names none (condor_submit needs `executable`)."""
+    if "executable" in spec_yaml or "command" in spec_yaml:
+        return spec_yaml
+    return "{execution: {executable: /bin/x}, " + spec_yaml[1:]
+
+
+@pytest.mark.parametrize(("spec_yaml", "field", "char"), UNWRITABLE_HTCONDOR)
+def test_separators_are_refused(spec_yaml: str, field: str, char: str) -> None:
+    errors = refused(runnable(spec_yaml), "htcondor")
+    assert [(code, f) for code, f, _ in errors] == [("E140", field)]
+    assert ("a blank" if char == " " else f"`{char}`") in errors[0][2]
+
+
+#: (SPLAT spec, a line written): a literal `$` where it would open a reference
+ENCODED_HTCONDOR = [
+    ("{output: {stdout: '$(HOME)/o.log'}}", "output = $(DOLLAR)(HOME)/o.log"),
+    ("{output: {stdout: 'o$$(x)'}}", None),  # refused above: the table's guard
+    ("{output: {stdout: 'o${job_id}'}}", "output = o$(DOLLAR)$(Cluster)"),
+    (
+        "{execution: {executable: /bin/x, arguments: \"'$ENV(SECRET)' '$INT(n,%c)'\"}}",
+        'arguments = "$(DOLLAR)ENV(SECRET) $(DOLLAR)INT(n,%c)"',
+    ),
+    (
+        "{execution: {executable: /bin/x, environment: {vars: {'A$(x)': '$Fnx(/etc/passwd)'}}}}",
+        'environment = "A$(DOLLAR)(x)=$(DOLLAR)Fnx(/etc/passwd)"',
+    ),
+    (
+        "{execution: {executable: /bin/x, stdin: '$RANDOM_CHOICE(a,b)'}}",
+        "input = $(DOLLAR)RANDOM_CHOICE(a,b)",
+    ),
+    (
+        "{execution: {executable: /bin/x, workingDir: '/w/$(Cluster)'}}",
+        "initialdir = /w/$(DOLLAR)(Cluster)",
+    ),
+    ("{schedule: {account: 'g.$(USER)'}}", "accounting_group = g.$(DOLLAR)(USER)"),
+    ("{schedule: {project: 'a\"b\\c$(x)'}}", '+ProjectName = "a\\"b\\\\c$(DOLLAR)(x)"'),
+    ("{fileStaging: {inputs: [{src: '$(x).dat', dst: '$(x).dat'}]}}", None),
+    (
+        "{fileStaging: {outputs: [{src: 'o', dst: 'a=b;$(c)'}]}}",
+        'transfer_output_remaps = "o = a\\=b\\;$(DOLLAR)(c)"',
+    ),
+    ("{execution: {container: {image: 'img:$(tag)', command: [/bin/x]}}}", None),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "line"), [r for r in ENCODED_HTCONDOR if r[1]])
+def test_dollars_are_spelled(spec_yaml: str, line: str) -> None:
+    text, diags = emit(runnable(spec_yaml), "htcondor")
+    assert not [d for d in diags if d.is_error], diags
+    assert text is not None
+    assert line in text.splitlines(), text
+
+
+@pytest.mark.parametrize("spec_yaml", [r[0] for r in ENCODED_HTCONDOR if r[1] is None])
+def test_no_reference_is_written_as_text(spec_yaml: str) -> None:
+    """Wherever the value goes, no `$(` of the value is left unspelled."""
+    text, diags = emit(runnable(spec_yaml), "htcondor")
+    if text is None:
+        assert {d.code for d in diags if d.is_error} == {"E140"}
+        return
+    assert "$(x)" not in text and "$(tag)" not in text and "$$(" not in text, text
+
+
+#: what stays as it is: a `$` that opens no reference, `#` past a line's start, and the
+#: references of the commands the reader listed in `kept_macros`
+KEPT_HTCONDOR = [
+    (
+        "{execution: {executable: /bin/x, arguments: \"'$HOME $5 $ (x) a$$b $[1] $'\"}}",
+        "arguments = \"'$HOME $5 $ (x) a$$b $[1] $'\"",
+    ),
+    ("{output: {stdout: 'o#1.log'}}", "output = o#1.log"),
+    # a `\` continues the line only at its end: inside the quotes of the new syntax it does not
+    (
+        "{execution: {executable: /bin/x, arguments: '''C:\\dir\\'''}}",
+        'arguments = "C:\\dir\\"',
+    ),
+    (
+        "{execution: {executable: /bin/x, environment: {vars: {P: 'C:\\'}}}}",
+        'environment = "P=C:\\"',
+    ),
+    ("{notifications: {email: '#a@b'}}", "notify_user = #a@b"),
+    (
+        "{execution: {executable: /bin/x, arguments: \"'$(item)' '$$(Memory)'\"},"
+        " extensions: {htcondor: {kept_macros: [arguments]}}}",
+        'arguments = "$(item) $$(Memory)"',
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "line"), KEPT_HTCONDOR)
+def test_separators_where_they_are_plain(spec_yaml: str, line: str) -> None:
+    text, diags = emit(runnable(spec_yaml), "htcondor")
+    assert not [d for d in diags if d.is_error], diags
+    assert text is not None
+    assert line in text.splitlines(), text
+
+
+def test_the_reader_lists_the_commands_it_kept_references_in() -> None:
+    """`htcondor -> htcondor` keeps a DAGMan node's `$(datafile)` and a `$$(Memory)` reference,
+    and a `$(DOLLAR)` a literal `$` (it read `$(DOLLAR)(x)` as the text `$(x)`)."""
+    text = (
+        "executable = $(DOLLAR)(x).sh\narguments = --in $(datafile) --m $$(Memory)\n"
+        "input = $(DOLLAR)(y)\nqueue\n"
+    )
+    out, diags = bammmc.convert(text, "htcondor", "htcondor")
+    assert out is not None, diags
+    assert out.splitlines()[:3] == [
+        "executable = $(DOLLAR)(x).sh",
+        'arguments = "--in $(datafile) --m $$(Memory)"',
+        "input = $(DOLLAR)(y)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("spec_yaml", "line", "field"),
+    [
+        ('{output: {stdout: "o\\v"}}', "output = o", "spec.output.stdout"),
+        ('{output: {stdout: " o.{job_id} "}}', "output = o.$(Cluster)", "spec.output.stdout"),
+        ('{notifications: {email: "\\fa@b"}}', "notify_user = a@b", "spec.notifications.email"),
+        (
+            '{execution: {container: {image: " img\\v", command: [/bin/x]}}}',
+            "container_image = docker://img",
+            "spec.execution.container.image",
+        ),
+    ],
+)
+def test_blanks_condor_submit_trims_are_dropped_with_a_w301(
+    spec_yaml: str, line: str, field: str
+) -> None:
+    """condor_submit trims C white space (a vertical tab, a form feed too) around a value:
+    the writer drops it and says so, rather than let the file say more than the job gets."""
+    text, diags = emit(runnable(spec_yaml), "htcondor")
+    assert text is not None and line in text.splitlines(), text
+    assert any(d.code == "W301" and d.field == field and "trims" in d.message for d in diags)
+
+
+def test_a_dollar_of_a_kept_command_stays_a_dollar(condor_oracle: Any) -> None:
+    """`htcondor -> htcondor`: a command kept as submit text (`extensions.htcondor.commands`,
+    an attribute, an expression) keeps its `$(DOLLAR)`; htcondor2.Submit expands the original
+    and the converted file alike (it read `error = $(DOLLAR)(y).err` as `error = $(y).err`,
+    the file `.err`)."""
+    text = (
+        'executable = run.sh\nerror = $(DOLLAR)(y).err\n+Note = "$(DOLLAR)(z)"\n'
+        'requirements = Name == "$(DOLLAR)(w)"\nqueue\n'
+    )
+    out, diags = bammmc.convert(text, "htcondor", "htcondor")
+    assert out is not None, diags
+    before, after = condor_oracle.submit(text), condor_oracle.submit(out)
+    for key in ("error", "MY.Note", "requirements"):
+        assert after["expanded"][key] == before["expanded"][key], (key, out)

@@ -286,6 +286,18 @@ def _writer_array(queues: list[Queue]) -> tuple[IndexSpec | None, int]:
     return IndexSpec.parse(",".join(runs)), used
 
 
+#: commands whose value becomes portable text (the writer spells a `$` of such text
+#: `$(DOLLAR)`, unless the command is in `kept_macros`)
+PORTABLE_TEXT: Final = frozenset(
+    {
+        *("executable", "arguments", "environment", "initialdir", "input", "output", "error"),
+        *("batch_name", "notify_user", "accounting_group", "shell", "transfer_input_files"),
+        *("transfer_output_files", "transfer_checkpoint_files", "transfer_output_remaps"),
+        *("docker_image", "container_image"),
+    }
+)
+
+
 def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec | None) -> None:
     table = queue.commands
     item_vars = frozenset(v.lower() for v in queue.vars)
@@ -294,11 +306,20 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         item_vars |= {"bammmc_array_index"}
     index = WRITER_INDEX if indices is not None else ()
     macros = Macros(table, item_vars)
+    # a value kept as submit text spells a literal `$` as the file did: `error = $(DOLLAR)(y)`
+    # is the file `$(y)`, which `error = $(y)` is not (the same budget bounds both)
+    submit_text = (
+        Macros(table, item_vars, budget=macros.budget, keep_dollar=True)
+        if any("dollar" in (occ.value or "").lower() for occ in table.values())
+        else macros
+    )
     needs: set[str] = set()
     used = _referenced(table)
     commands: dict[str, str] = {}
     macros_kept: dict[str, str] = {}
     attributes: dict[str, str] = {}
+    #: the commands whose portable field keeps a reference as written (`kept_macros`)
+    kept: set[str] = set()
     first: Occurrence | None = None
     for key, occ in table.items():
         if key.startswith("my."):
@@ -308,8 +329,10 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
             _expression(value.text, occ, reporter, occ.written)
             if key == "my.projectname":
                 b.set("spec.schedule.project", _unquote(value.text), occ)
+                if value.unknown:
+                    kept.add("+projectname")
             else:
-                attributes[occ.written.replace(" ", "")] = value.text
+                attributes[occ.written.replace(" ", "")] = submit_text.value(occ).text
             continue
         name = canonical(key)
         primary = table.get(name)
@@ -341,9 +364,12 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         needs |= value.needs
         _unknown(value.unknown, occ, reporter, item_vars)
         try:
-            if not _command(name, value.text, occ, b, queue, reporter, index):
-                commands[occ.written] = value.text
+            text = submit_text.value(occ).text if name in EXPRESSION_COMMANDS else value.text
+            if not _command(name, text, occ, b, queue, reporter, index):
+                commands[occ.written] = submit_text.value(occ).text
                 first = first or occ
+            elif value.unknown and name in PORTABLE_TEXT:
+                kept.add(name)
         except Invalid:
             continue
     _program_in_image(b, commands)
@@ -366,6 +392,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 _queue(queue, b, reporter)
     if attributes:
         b.set("spec.extensions.htcondor.attributes", attributes, next(iter(table.values())))
+    if kept:
+        b.set("spec.extensions.htcondor.kept_macros", sorted(kept), next(iter(table.values())))
     if macros_kept and first is not None:
         b.set("spec.extensions.htcondor.macros", macros_kept, first)
     if commands and first is not None:
