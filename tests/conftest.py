@@ -328,3 +328,52 @@ def flux_batch_cli() -> Any:
         for name in [k for k in sys.modules if k == "flux" or k.startswith("flux.")]:
             del sys.modules[name]
         sys.modules.update(saved)
+
+
+@pytest.fixture(scope="session")
+def flux_job_utils() -> Any:
+    """flux-core's own submission helpers (`flux/job/_utils.py` of the pinned flux-python wheel,
+    loaded by path): `get_filtered_environment` (`--env` rules), `parse_jobspec_keyval`
+    (`--setopt`/`--setattr`), `dependency_array_create` (`--dependency` URIs). The modules it
+    imports that need the Flux C library are stubs (`flux.core.inner`; the PLY constraint
+    parser, which is not installed, is a bare class); the functions above are flux-core's code.
+    Its `os` is a shim whose `environ` is empty, so no variable of ours can change a result."""
+    import importlib.util
+    import sysconfig
+    import types
+
+    root = Path(sysconfig.get_paths()["purelib"]) / "flux"
+    if not (root / "job" / "_utils.py").is_file():
+        pytest.fail("flux-python is not installed: `pip install -e '.[test]'`")
+    saved = {k: v for k, v in sys.modules.items() if k == "flux" or k.startswith("flux.")}
+
+    def stub(name: str, **attrs: Any) -> types.ModuleType:
+        module = types.ModuleType(name)
+        module.__dict__.update(attrs)
+        module.__path__ = []
+        sys.modules[name] = module
+        return module
+
+    def load(name: str, path: Path) -> Any:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    try:
+        flux = stub("flux")
+        stub("flux.core")
+        stub("flux.core.inner", ffi=None, raw=None)
+        stub("flux.utils").__path__ = [str(root / "utils")]
+        flux.util = load("flux.util", root / "util.py")  # type: ignore[attr-defined]
+        stub("flux.constraint")
+        stub("flux.constraint.parser", ConstraintParser=object)
+        utils = load("flux.job._utils", root / "job" / "_utils.py")
+        utils.os = types.SimpleNamespace(environ={}, path=os.path)
+        return utils
+    finally:
+        for name in [k for k in sys.modules if k == "flux" or k.startswith("flux.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)

@@ -6,8 +6,11 @@ exact. Any other job gets the V1 graph ``[node N >] slot S > core C[, gpu G]`` (
 task, labelled ``task``) and one task. The script of a script-mode job is embedded as the file
 ``script`` (RFC 37) and run from the job's temporary directory, so the jobspec is
 self-contained. What a jobspec cannot hold is a submission option (``--urgency``, ``--cc``):
-the writer says so (W201) with the option to use. Siblings: ``frontends/flux.py``,
-``passes/lower/flux.py``.
+the writer says so (W201) with the option to use. The job shell renders mustache templates
+(``{{id}}``) in output paths and in the command's words: a value whose own text it would read
+as a tag there is refused (E140); environment values, the working directory and names are
+written as they are, since nothing reads them as templates (docs/flux.md). Siblings:
+``frontends/flux.py``, ``passes/lower/flux.py``.
 """
 
 from __future__ import annotations
@@ -25,19 +28,30 @@ from bammmc.backends.common import (
     LossReports,
     read_own,
     report_foreign,
+    report_separator,
     report_shadowed,
     report_unsupported,
 )
 from bammmc.backends.splat import dump_yaml
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
-from bammmc.frontends.flux_lang import FluxLangError, constraint_from_splat, constraint_to_splat
+from bammmc.frontends.flux_lang import (
+    FluxLangError,
+    constraint_from_splat,
+    constraint_to_splat,
+    mustache_clash,
+)
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec, new_job
 from bammmc.ir.paths import get_path, related, same_value, set_leaves
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Template
-from bammmc.passes.lower.flux import SCRIPT_COMMAND, dependency_object, to_mustache
+from bammmc.passes.lower.flux import (
+    MUSTACHE_BACK,
+    SCRIPT_COMMAND,
+    dependency_object,
+    to_mustache,
+)
 
 CAPABILITIES: Final = Capabilities(
     "flux",
@@ -519,7 +533,10 @@ class FluxWriter(LossReports):
         ex = self.spec.execution
         command: list[str]
         if ex is not None and ex.executable:
-            command = [ex.executable, *self.words(ex.arguments)]
+            command = [
+                *self.literal([ex.executable], "spec.execution.executable"),
+                *self.literal(self.words(ex.arguments), "spec.execution.arguments"),
+            ]
             if ex.shell is not None:
                 self.lost(
                     "spec.execution.shell", "the executable runs as a program, not through a shell"
@@ -527,14 +544,15 @@ class FluxWriter(LossReports):
         elif script and ex is not None and ex.script is not None:
             command = list(SCRIPT_COMMAND)
             if not ex.script.startswith("#!"):  # no `#!` line: run it with the shell
-                command = [ex.shell or "/bin/bash", *SCRIPT_COMMAND]
+                shell = self.literal([ex.shell or "/bin/bash"], "spec.execution.shell")
+                command = [*shell, *SCRIPT_COMMAND]
             elif ex.shell is not None and ex.shell not in ex.script.partition("\n")[0]:
                 self.approximated(
                     "spec.execution.shell",
                     f"the script runs with its own `#!` line, not `{ex.shell}`",
                 )
             # the script's own arguments (`$1`…) follow it, as `flux batch job.sh ARGS` writes
-            command += self.words(ex.arguments)
+            command += self.literal(self.words(ex.arguments), "spec.execution.arguments")
         elif script:
             command = list(SCRIPT_COMMAND)
         else:
@@ -550,6 +568,28 @@ class FluxWriter(LossReports):
         total = getattr(self, "_total", None)
         count = {"total": total} if total else {"per_slot": 1}
         return [{"command": command, "slot": label, "count": count}]
+
+    def literal(self, words: list[str], field: str) -> list[str]:
+        """``words`` of the command, checked: the job shell renders every command word that
+        holds `{{` as a mustache template (flux-core ``src/shell/shell.c`` ``frob_command``),
+        so a word it would read a tag in is refused (E140)."""
+        for word in words:
+            clash = mustache_clash([("text", word)])
+            if clash is not None:
+                self.mustache(field, clash, "every word of the command")
+        return words
+
+    def mustache(self, field: str, clash: str, what: str) -> None:
+        report_separator(
+            self.reporter,
+            field,
+            clash,
+            "Flux's job shell",
+            f"the job shell renders {what} as a mustache template: `{{{{NAME}}}}` is a tag "
+            "(`{{id}}`, `{{name}}`, a plugin's own), and Flux has no escape for a literal `{{`",
+            help=f"remove {'`{{`' if clash == '{{' else 'the `{` before the template'} from "
+            "the value",
+        )
 
     def words(self, arguments: str | None) -> list[str]:
         """`execution.arguments` as the command's words (a shell word list)."""
@@ -698,7 +738,9 @@ class FluxWriter(LossReports):
         for stream, template in (("stdout", out.stdout), ("stderr", stderr)):
             if template is None:
                 continue
-            output[stream] = {"type": "file", "path": self.path(template, f"spec.output.{stream}")}
+            path = self.path(template, f"spec.output.{stream}")
+            if path is not None:
+                output[stream] = {"type": "file", "path": path}
         if out.merge_stderr and out.stdout is None:  # a named stderr is not written either
             self.lost("spec.output.mergeStderr", "Flux merges stderr only into a named stdout")
         elif out.merge_stderr is False and out.stderr is None:
@@ -714,7 +756,9 @@ class FluxWriter(LossReports):
             options["output"] = output
         return options if options or self.flux.shell_options is not None else None
 
-    def path(self, template: Template, field: str) -> str:
+    def path(self, template: Template, field: str) -> str | None:
+        """The output path with the job shell's mustache tags, or None (E140) when its own text
+        would read as a tag."""
         extra: dict[str, str] = {}
         for var in template.variables():
             if var == "array_index":
@@ -726,6 +770,13 @@ class FluxWriter(LossReports):
             elif var == "node_hostname":
                 extra[var] = "node.name"
                 self.approximated(field, "`{node_hostname}` is `{{node.name}}`: one file per node")
+        tags = {**MUSTACHE_BACK, **extra}
+        clash = mustache_clash(
+            [(k, v) if k == "text" else ("tag", tags.get(v, v)) for k, v in template.parts]
+        )
+        if clash is not None:
+            self.mustache(field, clash, "an output path")
+            return None
         return to_mustache(template, extra)
 
     def files(self) -> dict[str, Any]:

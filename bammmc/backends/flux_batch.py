@@ -9,6 +9,13 @@ follows byte for byte; a body line Flux would read as a directive is an error (E
 refuses orphan directives. `extensions.flux` wins over the portable field it refines, and
 `extensions.flux.batch_options` (what the reader kept as written) is written back last.
 
+Inside a word, a value goes into a sub-language of flux-core, and is refused (E140) where it
+would read as more than itself there: a literal `{{…}}` where the job shell renders mustache
+templates (`--output`, `--error`, `--env` values), `=` in a `--setopt`/`--setattr` key (and
+`^`, which loads a file), `?` and `#` in a `--dependency` value (flux-core reads the URI with
+``urlparse``). `$` in an `--env` value is `$$`, except in a value holding `{{` (flux-core does
+not substitute in those); `--output=kvs`/`none` name a file as `./kvs` (docs/flux-batch.md).
+
 Siblings: ``frontends/flux_batch.py``, ``passes/lower/flux_batch.py``,
 ``backends/flux_batch_options.py``.
 """
@@ -24,8 +31,10 @@ from bammmc.backends.common import (
     MIRRORS,
     LossReports,
     read_own,
+    refuse_separator,
     report_foreign,
     report_priority_rounding,
+    report_separator,
     report_shadowed,
     report_unsupported,
 )
@@ -41,6 +50,7 @@ from bammmc.frontends.flux_lang import (
     format_fsd,
     format_requires,
     from_splat,
+    mustache_clash,
 )
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import FluxExt, Job, Spec
@@ -573,6 +583,8 @@ def render(
                 "`--output`/`--error` carry the output files",
             )
             continue
+        if _refuse_key(w, "setopt", f"spec.extensions.flux.shell_options.{key}", key):
+            continue
         if "." in key:
             w.approximated(
                 f"spec.extensions.flux.shell_options.{key}",
@@ -585,6 +597,8 @@ def render(
                 f"spec.extensions.flux.user_attributes.{key}",
                 "not an attribute name (`--setattr=user.NAME`): an empty part between dots",
             )
+            continue
+        if _refuse_key(w, "setattr", f"spec.extensions.flux.user_attributes.{key}", key):
             continue
         if "." in key:
             w.approximated(
@@ -625,6 +639,31 @@ def render(
     return "\n".join(w.lines) + "\n" + body, w.args
 
 
+def _refuse_key(w: FluxBatchWriter, option: str, field: str, key: str) -> bool:
+    """E140 for a `--setopt`/`--setattr` key that flux-core (``parse_jobspec_keyval`` in
+    flux/job/_utils.py) reads as more than a key: it splits `KEY=VALUE` at the first `=`, and
+    `--setopt=^KEY=FILE` loads the value from the file (`--setattr=user.KEY` cannot start so)."""
+    if option == "setopt" and key.startswith("^"):
+        report_separator(
+            w.reporter,
+            field,
+            "^",
+            f"`--{option}=KEY=VALUE`",
+            f"flux-core reads `--{option}=^KEY=FILE` as a JSON file to load the value from",
+            help="remove the leading `^` from the key",
+        )
+        return True
+    return refuse_separator(
+        w.reporter,
+        field,
+        key,
+        "=",
+        f"`--{option}=KEY=VALUE`",
+        "flux-core splits the option at its first `=`: the rest of the key would be read as "
+        "the value",
+    )
+
+
 def _json_value(value: object) -> str:
     """A `--setattr`/`--setopt` value: flux-core reads it as JSON when it is JSON, else as a
     string, so a one-line string that is not JSON is written as it is (`mpibind=off`)."""
@@ -641,6 +680,8 @@ def _flux_ext(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
     portable fields carry for it."""
     base = "spec.extensions.flux"
     for i, sym in enumerate(ext.symbolic_dependencies or ()):
+        if _refuse_uri_value(w, f"{base}.symbolic_dependencies[{i}].value", sym.value):
+            continue
         options: dict[str, str] = {
             k: v for k, v in (("type", sym.type), ("scope", sym.scope)) if v is not None
         }
@@ -833,15 +874,25 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
                     "E140",
                     f"`{key}` cannot be written as the name of an `--env=NAME=VALUE` rule: Flux "
                     "splits the rule at its first `=`, a rule starting with `-` or `/` removes "
-                    "variables and `*?[` are globs",
+                    "variables, one starting with `^` reads rules from a file, and `*?[` are "
+                    "globs",
                     field=f"spec.execution.environment.vars.{key}",
-                    help="name the variable without `=`, white space, `*?[` or a leading `-`/`/`",
+                    help="name the variable without `=`, white space, `*?[` or a leading "
+                    "`-`, `/` or `^`",
                 )
                 continue
-            # `$` starts a substitution in an --env rule; `$$` is a literal `$`
-            w.opt(
-                "env", f"{key}={value.replace('$', '$$')}", f"spec.execution.environment.vars.{key}"
-            )
+            field = f"spec.execution.environment.vars.{key}"
+            if "{{" not in value:
+                # `$` starts a substitution in an --env rule; `$$` is a literal `$`
+                w.opt("env", f"{key}={value.replace('$', '$$')}", field)
+                continue
+            # flux-core (get_filtered_environment) hands a rule whose value holds `{{` to the job
+            # shell as a mustache template (`env-expand`) and substitutes no `$` in it
+            clash = mustache_clash([("text", value)])
+            if clash is not None:
+                _report_mustache(w, field, clash, "an `--env` value")
+                continue
+            w.opt("env", f"{key}={value}", field)
     if ex.stdin is not None:
         stdin = ex.stdin
         if IDSET.fullmatch(stdin):
@@ -855,11 +906,39 @@ def _execution(w: FluxBatchWriter, spec: Spec) -> None:
 
 
 def _template(w: FluxBatchWriter, template: Template, path: str) -> str | None:
+    """An output path with the job shell's mustache tags, or None (reported)."""
     try:
-        return template.render(MUSTACHE)
+        text = template.render(MUSTACHE)
     except KeyError as exc:
         w.lost(path, f"Flux has no template for `{{{exc.args[0]}}}`")
         return None
+    meant = [(k, v) if k == "text" else ("tag", MUSTACHE[v][2:-2]) for k, v in template.parts]
+    clash = mustache_clash(meant)
+    if clash is not None:
+        _report_mustache(w, path, clash, "an output path")
+        return None
+    if text in ("kvs", "none"):
+        # flux-core (JobspecV1._set_extra_options): `--output=kvs`/`none` keep the output in
+        # the KVS, and name no file
+        w.approximated(
+            path,
+            f"written as `./{text}`: `flux batch` reads `{text}` as the job's output log in the "
+            "KVS, not as a file",
+        )
+        text = "./" + text
+    return text
+
+
+def _report_mustache(w: FluxBatchWriter, field: str, clash: str, what: str) -> None:
+    report_separator(
+        w.reporter,
+        field,
+        clash,
+        "Flux's job shell",
+        f"the job shell renders {what} as a mustache template: `{{{{NAME}}}}` is a tag "
+        "(`{{id}}`, `{{name}}`, a plugin's own), and Flux has no escape for a literal `{{`",
+        help=f"remove {'`{{`' if clash == '{{' else 'the `{` before the template'} from the value",
+    )
 
 
 def _output(w: FluxBatchWriter, spec: Spec) -> None:
@@ -896,6 +975,8 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
 def _dependencies(w: FluxBatchWriter, spec: Spec) -> None:
     for i, dep in enumerate(spec.dependencies or ()):
         path = f"spec.dependencies[{i}]"
+        if _refuse_uri_value(w, f"{path}.value", dep.value or ""):
+            continue
         uri = from_splat(dep)
         if uri is None:
             why = (
@@ -906,6 +987,22 @@ def _dependencies(w: FluxBatchWriter, spec: Spec) -> None:
             w.lost(path, why)
             continue
         w.opt("dependency", uri, path)
+
+
+def _refuse_uri_value(w: FluxBatchWriter, field: str, value: str) -> bool:
+    """E140 for a dependency value with `?` or `#`: flux-core reads `--dependency=URI` with
+    Python's ``urlparse`` (``URIArg`` in flux/job/_utils.py), where `?` starts the query (its
+    `KEY=VALUE` pairs become the dependency's own keys) and `#` a fragment, which is dropped."""
+    return refuse_separator(
+        w.reporter,
+        field,
+        value,
+        "?#",
+        "an RFC 26 dependency URI",
+        "flux-core reads `--dependency=SCHEME:VALUE?KEY=VAL` as a URL: `?` starts the keys "
+        "added to the dependency, and `#` starts a fragment, which is dropped",
+        help="name the job by its Flux id",
+    )
 
 
 def _placement(w: FluxBatchWriter, spec: Spec) -> None:

@@ -106,6 +106,7 @@ URGENCY_NAMES: Final = {"hold": 0, "default": 16, "expedite": 31}
 #: job's stdin, not a file (flux-core's job submission tries `IDset(input)` first)
 IDSET: Final = re.compile(r"\[?\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\]?")
 
-#: a variable name that an `--env=NAME=VALUE` rule sets as it is: not a removal (`-…`), a
-#: regular expression (`/…/`) or a glob (`*?[`), and no `=` or blank
-ENV_NAME: Final = re.compile(r"[^-/=*?\[\s][^=*?\[\s]*")
+#: a variable name that an `--env=NAME=VALUE` rule sets as it is: not a removal (`-…`), a file
+#: of rules (`^FILE`, flux-core get_filtered_environment), a regular expression (`/…/`) or a
+#: glob (`*?[`), and no `=` or blank
+ENV_NAME: Final = re.compile(r"[^-/^=*?\[\s][^=*?\[\s]*")

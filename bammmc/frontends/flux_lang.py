@@ -12,6 +12,8 @@ shared/docs/formats/flux.md §3-§5 and the sources it names:
 - **RFC 35 constraint query syntax** (`parse_requires`, `format_requires`): ``--requires``, as
   flux-core's PLY parser (``flux/constraint/parser.py``, ``MiniConstraintParser``) reads it,
   including how its precedence table nests juxtaposed terms, to the RFC 31 JSON object.
+- **Job-shell mustache templates** (`mustache_parts`, `mustache_clash`): ``{{id}}`` in output
+  paths, ``--env`` values and command words, as flux-core's job shell reads them.
 - **SPLAT ``placement.constraint`` <-> RFC 31** (`constraint_from_splat`, `constraint_to_splat`):
   ``avx512&ib`` is ``{"properties": ["avx512", "ib"]}`` ("BAMMM splits on &"), ``a|b`` is ``or``.
 
@@ -51,6 +53,8 @@ __all__ = [
     "format_requires",
     "from_object",
     "from_splat",
+    "mustache_clash",
+    "mustache_parts",
     "parse_dependency",
     "parse_fsd",
     "parse_requires",
@@ -929,3 +933,57 @@ def constraint_to_splat(obj: dict[str, Any]) -> str | None:
     """
     result = _splat_text(obj, 0)
     return None if result is None else result[0]
+
+
+# ── job-shell mustache templates ────────────────────────────────────────────────────────────
+
+
+def mustache_parts(text: str) -> list[tuple[str, str]]:
+    """``text`` as Flux's job shell reads it (flux-core ``src/shell/mustache.c``,
+    ``mustache_render``): ``("tag", NAME)`` from a `{{` to the next `}}`, ``("text", …)``
+    between them; a `{{` with no `}}` after it is text to the end. The shell writes an unknown
+    tag back as it was, but a shell plugin may know it (``mustache.render.NAME``), so every tag
+    counts as one.
+
+    >>> mustache_parts("out-{{id}}.{{x")
+    [('text', 'out-'), ('tag', 'id'), ('text', '.{{x')]
+    >>> mustache_parts("{{{id}}")
+    [('tag', '{id')]
+    """
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    while True:
+        start = text.find("{{", pos)
+        end = -1 if start < 0 else text.find("}}", start + 2)
+        if end < 0:
+            if pos < len(text):
+                parts.append(("text", text[pos:]))
+            return parts
+        if start > pos:
+            parts.append(("text", text[pos:start]))
+        parts.append(("tag", text[start + 2 : end]))
+        pos = end + 2
+
+
+def mustache_clash(meant: list[tuple[str, str]]) -> str | None:
+    """``None`` when the job shell reads the text of ``meant`` (``("text", …)`` and
+    ``("tag", NAME)`` parts, written one after the other) as exactly those parts; else what in
+    the text makes another tag: `{{` (a literal `{{` the shell reads as a tag's start) or `{`
+    (a brace just before a tag, which becomes part of its name).
+
+    >>> mustache_clash([("text", "a-"), ("tag", "id"), ("text", ".{{x")])
+    >>> mustache_clash([("text", "{{x}}")]), mustache_clash([("text", "a{"), ("tag", "id")])
+    ('{{', '{')
+    """
+    merged: list[tuple[str, str]] = []
+    for kind, value in meant:
+        if kind == "text" and not value:
+            continue
+        if kind == "text" and merged and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + value)
+        else:
+            merged.append((kind, value))
+    written = "".join(v if k == "text" else "{{" + v + "}}" for k, v in merged)
+    if mustache_parts(written) == merged:
+        return None
+    return "{{" if any(k == "text" and "{{" in v for k, v in merged) else "{"

@@ -693,3 +693,90 @@ def test_silent_losses_are_reported(
     for path, value in back.items():
         got = get_path(read, path)
         assert (got.wire() if hasattr(got, "wire") else got) == value, (path, text)
+
+
+# ── separators of the value languages (issue 18, item 4) ─────────────────────────────────────
+# Flux's job shell renders mustache templates in the output paths (`shell.options.output`) and
+# in every command word that holds `{{` (flux-core src/shell/shell.c `frob_command`,
+# src/shell/mustache.c: `{{NAME}}` up to the next `}}` is a tag; unknown ones are kept, but a
+# plugin may know them, and there is no escape). A value whose own text would read as a tag
+# there is refused (E140, naming the field and the character). The environment, the working
+# directory and names are plain strings of the jobspec that nothing renders: kept as they are.
+UNWRITABLE_FLUX = [
+    # (SPLAT spec, field, the character as the message names it)
+    ("{output: {stdout: 'a{{{{id}}}}.out'}}", "spec.output.stdout", "{{"),
+    ("{output: {stdout: 'a{{{job_id}.out'}}", "spec.output.stdout", "{"),
+    ("{output: {stderr: '{{{{x}}}}.err'}}", "spec.output.stderr", "{{"),
+    ("{execution: {executable: '/bin/{{x}}'}}", "spec.execution.executable", "{{"),
+    ("{execution: {executable: echo, arguments: \"'{{id}}'\"}}", "spec.execution.arguments", "{{"),
+    (
+        "{execution: {script: 'echo hi', shell: '/opt/{{v}}/sh'}}",
+        "spec.execution.shell",
+        "{{",
+    ),
+    (
+        "{execution: {script: '#!/bin/sh\\necho $1', arguments: '{{name}}'}}",
+        "spec.execution.arguments",
+        "{{",
+    ),
+]
+
+
+def _write_flux(spec_yaml: str) -> tuple[str | None, list[Any]]:
+    from tests.formats.separators import emit
+
+    return emit(spec_yaml, "flux")
+
+
+@pytest.mark.parametrize(("spec_yaml", "field", "char"), UNWRITABLE_FLUX)
+def test_separators_are_refused(spec_yaml: str, field: str, char: str) -> None:
+    _, diags = _write_flux(spec_yaml)
+    errors = [d for d in diags if d.is_error]
+    assert [(d.code, d.field) for d in errors] == [("E140", field)]
+    assert f"`{char}`" in errors[0].message
+
+
+KEPT_FLUX = [
+    # (SPLAT spec, the jobspec path, the value written there)
+    (
+        "{execution: {environment: {vars: {A: '{{id}}$$x'}}}}",
+        ("attributes", "system", "environment", "A"),
+        "{{id}}$$x",
+    ),
+    ("{execution: {workingDir: '/x/{{id}}'}}", ("attributes", "system", "cwd"), "/x/{{id}}"),
+    ("{schedule: {queue: 'q{{id}}'}}", ("attributes", "system", "queue"), "q{{id}}"),
+    (
+        "{output: {stdout: 'a{{{{b.out'}}",
+        ("attributes", "system", "shell", "options", "output", "stdout", "path"),
+        "a{{b.out",
+    ),
+    (
+        "{output: {stdout: '{job_id}}}}}.out'}}",
+        ("attributes", "system", "shell", "options", "output", "stdout", "path"),
+        "{{id}}}}.out",
+    ),
+    (
+        "{output: {stdout: 'kvs'}}",
+        ("attributes", "system", "shell", "options", "output", "stdout", "path"),
+        "kvs",
+    ),
+    (
+        "{execution: {executable: echo, arguments: \"'a{{b' '}}'\"}}",
+        ("tasks", 0, "command"),
+        ["echo", "a{{b", "}}"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "path", "value"), KEPT_FLUX)
+def test_values_without_separators_are_kept(
+    spec_yaml: str, path: tuple[Any, ...], value: Any
+) -> None:
+    import yaml
+
+    text, diags = _write_flux(spec_yaml)
+    assert text is not None and not [d for d in diags if d.is_error], diags
+    node: Any = yaml.safe_load(text)
+    for key in path:
+        node = node[key]
+    assert node == value

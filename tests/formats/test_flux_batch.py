@@ -20,6 +20,7 @@ from bammmc.ir.priority import from_native, to_native
 from bammmc.passes.lower.flux_batch import fsd_seconds, lower
 from tests.conftest import CORPUS, FluxBatchOracle, record_corpus
 from tests.formats.honest import losses
+from tests.formats.separators import directives, emit, refused
 
 BATCH = CORPUS / "flux" / "batch"
 CORPUS_FILES = sorted(p for p in BATCH.glob("*/*") if p.is_file()) if BATCH.is_dir() else []
@@ -615,3 +616,110 @@ def test_silent_losses_are_reported(
     spec_yaml: str, target: str, expected: set[tuple[str, str]]
 ) -> None:
     assert expected <= losses(spec_yaml, target)
+
+
+# ── separators of the value languages (issue 18, item 4) ─────────────────────────────────────
+# Beyond the `#flux:` line's shell words (`quote`), a value goes into a sub-language of
+# flux-core: the job shell renders `--output`/`--error` paths and an `--env` value holding `{{`
+# as mustache templates (src/shell/mustache.c: `{{NAME}}` up to the next `}}` is a tag, unknown
+# ones are kept but a plugin may know them, and there is no escape); flux-core's
+# get_filtered_environment substitutes `$` in an `--env` value (`$$` is a `$`) unless it holds
+# `{{`, and reads `^FILE` as a file of rules; parse_jobspec_keyval splits `--setopt`/`--setattr`
+# at the first `=` and loads `^KEY=FILE` from a file; URIArg reads `--dependency` with urlparse
+# (`?` query, `#` fragment). What would read as more than the value is refused (E140, naming
+# the field and the character); test_flux_batch_oracle.py judges each row by Flux's own code.
+UNWRITABLE_FLUX_BATCH = [
+    # (SPLAT spec, field, the character as the message names it)
+    (
+        "{execution: {environment: {vars: {A: 'x{{id}}'}}}}",
+        "spec.execution.environment.vars.A",
+        "{{",
+    ),
+    (
+        "{execution: {environment: {vars: {A: '$HOME/{{name}}'}}}}",
+        "spec.execution.environment.vars.A",
+        "{{",
+    ),
+    ("{execution: {environment: {vars: {'^A': 'x'}}}}", "spec.execution.environment.vars.^A", "^"),
+    ("{output: {stdout: 'a{{{{id}}}}.out'}}", "spec.output.stdout", "{{"),
+    ("{output: {stdout: 'a{{{job_id}.out'}}", "spec.output.stdout", "{"),
+    ("{output: {stderr: '{{{{x}}}}.err'}}", "spec.output.stderr", "{{"),
+    (
+        "{extensions: {flux: {shell_options: {'a=b': 1}}}}",
+        "spec.extensions.flux.shell_options.a=b",
+        "=",
+    ),
+    (
+        "{extensions: {flux: {shell_options: {'^opts': 'f.json'}}}}",
+        "spec.extensions.flux.shell_options.^opts",
+        "^",
+    ),
+    (
+        "{extensions: {flux: {user_attributes: {'a=b': 1}}}}",
+        "spec.extensions.flux.user_attributes.a=b",
+        "=",
+    ),
+    ("{dependencies: [{scheme: afterok, value: '1#x'}]}", "spec.dependencies[0].value", "#"),
+    ("{dependencies: [{scheme: afterok, value: '1?x=y'}]}", "spec.dependencies[0].value", "?"),
+    (
+        "{extensions: {flux: {symbolic_dependencies: [{scheme: string, value: 'a#b'}]}}}",
+        "spec.extensions.flux.symbolic_dependencies[0].value",
+        "#",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "field", "char"), UNWRITABLE_FLUX_BATCH)
+def test_separators_are_refused(spec_yaml: str, field: str, char: str) -> None:
+    errors = refused(spec_yaml, "flux-batch")
+    assert [(code, f) for code, f, _ in errors] == [("E140", field)]
+    assert f"`{char}`" in errors[0][2]
+
+
+KEPT_FLUX_BATCH = [
+    # (SPLAT spec, the directive written): nothing Flux reads as more than the value
+    ("{execution: {environment: {vars: {A: 'a$b'}}}}", "#flux: --env=A=a$$b"),
+    # a value with `{{` is not `$`-substituted (get_filtered_environment): `$` stays `$`
+    ("{execution: {environment: {vars: {A: '$x{{y'}}}}", "#flux: --env=A=$x{{y"),
+    ("{execution: {environment: {vars: {A: '}}{{'}}}}", "#flux: --env=A=}}{{"),
+    ("{execution: {environment: {vars: {'A^': '1'}}}}", "#flux: --env=A^=1"),
+    ("{output: {stdout: '{job_id}}}}}.out'}}", "#flux: --output={{id}}}}.out"),
+    ("{output: {stdout: 'a{{{{b.out'}}", "#flux: --output=a{{b.out"),
+    # the input path and the working directory are not rendered
+    ("{execution: {stdin: 'x{{id}}'}}", "#flux: --input=x{{id}}"),
+    ("{execution: {workingDir: '/x/{{id}}'}}", "#flux: --cwd=/x/{{id}}"),
+    (
+        "{dependencies: [{scheme: afterok, value: 'a;b&c'}]}",
+        "#flux: --dependency=afterok:a\\;b\\&c",
+    ),
+    ("{extensions: {flux: {user_attributes: {'^x': 1}}}}", "#flux: --setattr=user.^x=1"),
+    ("{extensions: {flux: {shell_options: {'x^': 1}}}}", "#flux: --setopt=x^=1"),
+]
+
+
+@pytest.mark.parametrize(("spec_yaml", "line"), KEPT_FLUX_BATCH)
+def test_values_without_separators_are_kept(spec_yaml: str, line: str) -> None:
+    assert line in directives(spec_yaml, "flux-batch")
+
+
+@pytest.mark.parametrize("name", ["kvs", "none"])
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_an_output_file_named_kvs_is_a_file(stream: str, name: str) -> None:
+    """`flux batch --output=kvs` (or `none`) keeps the output in the KVS and names no file
+    (flux-core JobspecV1._set_extra_options): the file is written `./kvs`."""
+    text, diags = emit(f"{{output: {{{stream}: {name}}}}}", "flux-batch")
+    assert text is not None
+    option = "output" if stream == "stdout" else "error"
+    assert f"#flux: --{option}=./{name}" in text.splitlines()
+    assert [(d.code, d.field) for d in diags if d.code == "W301"] == [
+        ("W301", f"spec.output.{stream}")
+    ]
+
+
+def test_an_env_rule_reading_a_file_is_no_variable() -> None:
+    """`--env=^FILE` reads rules from FILE (flux-core get_filtered_environment): `^A=x` names
+    the file `A=x`, so the reader keeps it as written and sets no variable `^A`."""
+    job, _ = read("#!/bin/sh\n#flux: --env=^A=x\n#flux: -n1\necho\n")
+    data = fields(job)["spec"]
+    assert "environment" not in data.get("execution", {})
+    assert data["extensions"]["flux"]["batch_options"] == {"env": ["^A=x"]}
