@@ -105,6 +105,40 @@ def _checker(
     return check
 
 
+@pytest.fixture(scope="session")
+def sbatch_options(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[Any]]:
+    """``table(script_text)``: sbatch's own table of defined options, one dict per hetjob
+    component, after its `#SBATCH` lines or its `#PBS` translation (sbatch-inspect, no job
+    is made). Skips (saying why) only when Slurm cannot be installed or started here."""
+    import json
+
+    env = _start_slurm()
+    if isinstance(env, str):
+        pytest.skip(env)
+    full = {**os.environ, **env}
+    folder = tmp_path_factory.mktemp("sbatch-options")
+    seen: dict[str, list[Any]] = {}
+
+    def table(text: str) -> list[Any]:
+        if text not in seen:
+            path = folder / f"job{len(seen)}.sh"
+            path.write_text(text)
+            proc = subprocess.run(
+                [sys.executable, str(ORACLES / "slurm" / "sbatch-inspect"), str(path)],
+                capture_output=True,
+                text=True,
+                env=full,
+                timeout=120,
+                check=False,
+            )
+            if proc.returncode == 3:
+                pytest.skip("the Slurm oracle is not reachable: " + proc.stderr.strip())
+            seen[text] = json.loads(proc.stdout)["components"]
+        return seen[text]
+
+    return table
+
+
 _CORPUS_RESULTS: list[tuple[str, str, str, str]] = []
 
 

@@ -766,7 +766,11 @@ class HtcondorWriter(LossReports):
             return
 
     def native(self, key: str, value: object, path: str) -> None:
-        """An `extensions.htcondor` value: HTCondor's own text, written as it is."""
+        """An `extensions.htcondor` value: HTCondor's own text, written as it is, but for the
+        blanks condor_submit trims around it (W301)."""
+        if isinstance(value, str) and value != value.strip(TRIMMED):
+            self.approximated(path, "condor_submit trims blanks around a value: they are dropped")
+            value = value.strip(TRIMMED)
         self.cmd(key, value, path)
 
     # -- the job ---------------------------------------------------------------------------
@@ -1717,12 +1721,25 @@ class HtcondorWriter(LossReports):
             )
             with contextlib.suppress(Unwritable):
                 self.cmd("+ProjectName", self.literal(classad_string(value), path, "+ProjectName"))
-        if ext.concurrency_limits:
-            self.native(
-                "concurrency_limits",
-                ", ".join(ext.concurrency_limits),
-                "spec.extensions.htcondor.concurrency_limits",
+        path = "spec.extensions.htcondor.concurrency_limits"
+        limits = ext.concurrency_limits or []
+        if (
+            not any(  # a `,` or a blank would end a limit and start another (htcondor.md §3)
+                refuse_separator(
+                    self.reporter,
+                    path,
+                    limit,
+                    ", \t",
+                    "`concurrency_limits`",
+                    f"`concurrency_limits` is a comma-separated list: the limit `{limit}` would be "
+                    "read as more than one",
+                    help="name each limit in its own item, as `NAME` or `NAME:count`",
+                )
+                for limit in limits
             )
+            and limits
+        ):
+            self.native("concurrency_limits", ", ".join(limits), path)
         if ext.keep_claim_idle is not None:
             self.native(
                 "keep_claim_idle", ext.keep_claim_idle, "spec.extensions.htcondor.keep_claim_idle"
@@ -1769,8 +1786,8 @@ class HtcondorWriter(LossReports):
             self.remaps(remaps)
         for key in ("encrypt_input_files", "encrypt_output_files"):
             files = getattr(ext, key)
-            if files:
-                self.native(key, ", ".join(files), f"spec.extensions.htcondor.{key}")
+            if files:  # a comma list, as transfer_input_files (a `,` in a name is E140)
+                self.file_list(key, files, f"spec.extensions.htcondor.{key}")
         if ext.output_destination is not None:
             self.native(
                 "output_destination",

@@ -12,6 +12,7 @@ Siblings: ``frontends/pbs.py``, ``passes/lower/pbs.py``; ``backends/torque.py`` 
 from __future__ import annotations
 
 import itertools
+import re
 import shlex
 from fractions import Fraction
 from typing import Any, ClassVar, Final
@@ -1487,14 +1488,22 @@ class PbsWriter(LossReports):
 def quote(value: str) -> str:
     """Quote a value for qsub's tokenizer (quotes group, no escapes inside them).
 
-    >>> quote("plain"), quote("a b"), quote("it's")
-    ('plain', '"a b"', '"it\\'s"')
+    A value with both kinds of quotes is a run of groups, each in the quotes it does not hold,
+    which the tokenizer joins into one word (`'"'"it's"` is `"it's`; `'{value}'` was cut at the
+    value's own `'`, found by tests/property/test_separators.py).
+
+    >>> print(quote("plain"), quote("a b"), quote("it's"), quote('say "hi"'))
+    plain "a b" "it's" 'say "hi"'
+    >>> print(quote('"\\'#^\\']'))
+    '"'"'#^']"
     """
     if value and all(not c.isspace() and c not in "'\"\\" for c in value):
         return value
     if '"' not in value:
         return f'"{value}"'
-    return f"'{value}'"
+    if "'" not in value:
+        return f"'{value}'"
+    return "".join("'\"'" if run == '"' else f'"{run}"' for run in re.split('(")', value) if run)
 
 
 def pbs_time(seconds: int) -> str:

@@ -807,12 +807,15 @@ class SgeWriter(LossReports):
         meta = self.job.metadata
         if meta is None or meta.name is None:
             return
-        name = "".join(c if c in NAME_CHARS else "_" for c in meta.name)[: self.NAME_LIMIT]
+        name = "".join(c if c in NAME_CHARS else "_" for c in meta.name)
+        # the qmaster refuses a name that starts with a digit ("not a valid object name
+        # (cannot start with a digit)", checked with the Grid Engine oracle)
+        name = ("_" + name if name[:1].isdigit() else name)[: self.NAME_LIMIT]
         if name != meta.name:
             self.approximated(
                 "metadata.name",
-                f"`{meta.name}` written as `{name}` (letters, digits and `+_.-`, at most "
-                f"{self.NAME_LIMIT} characters)",
+                f"`{meta.name}` written as `{name}` (letters, digits and `+_.-`, not a digit "
+                f"first, at most {self.NAME_LIMIT} characters)",
             )
         if name:
             self.opt("N", name, path="metadata.name")

@@ -16,13 +16,17 @@ from typing import Any, Final
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
+    BLANK,
     LossReports,
     camel,
     read_own,
+    refuse_separator,
     refuse_unreadable,
     report_foreign,
+    report_separator,
     report_shadowed,
     report_unsupported,
+    separator_in,
 )
 from bammmc.backends.container import refuser, script_body
 from bammmc.backends.slurm_options import (
@@ -682,18 +686,19 @@ def _component(
         pass  # written by _memory
     # placement
     if placement is not None:
-        if placement.constraint is not None:
-            if _feature_expression(placement.constraint):
-                w.opt("constraint", placement.constraint, f"{prefix}.placement.constraint")
+        for key in ("constraint", "prefer"):  # one feature syntax (sbatch.1)
+            features = getattr(placement, key)
+            if features is None:
+                continue
+            if _feature_expression(features):
+                w.opt(key, features, f"{prefix}.placement.{key}")
             else:
                 w.reporter.report(
                     "E140",
-                    f"`{placement.constraint}` is not a feature expression sbatch reads",
-                    field=f"{prefix}.placement.constraint",
+                    f"`{features}` is not a feature expression sbatch reads",
+                    field=f"{prefix}.placement.{key}",
                     help="write features joined by `&` and `|`, e.g. `avx512&ib`",
                 )
-        if placement.prefer is not None:
-            w.opt("prefer", placement.prefer, f"{prefix}.placement.prefer")
         if ext.exclusive is not None:
             w.opt("exclusive", ext.exclusive, f"{ext_path}.exclusive")
         elif placement.exclusive:
@@ -832,6 +837,22 @@ def _gpus(w: _Writer, res: Resources, ext: SlurmExt, prefix: str) -> None:
         return
     gpu = res.gpu
     gres: list[str] = []
+    if (
+        gpu is not None
+        and gpu.type is not None
+        and refuse_separator(
+            w.reporter,
+            f"{prefix}.resources.gpu.type",
+            gpu.type,
+            GRES_SYNTAX,
+            "a `--gres`/`--gpus` request",
+            "Slurm reads `type:count` and ends the request at `,`, so that a type "
+            "`a100:4,gpu` asks for 4 GPUs of type a100 and one more of any type (checked "
+            "with the controller's TresPerTask)",
+            help="use the GPU type as the site's gres.conf names it (e.g. `a100`)",
+        )
+    ):
+        gpu = None  # refused: nothing of it is written
     if gpu is not None and (gpu.count is not None or gpu.fraction is not None):
         count = gpu.count or Count.parse(1)
         amount = count.amount
@@ -890,7 +911,20 @@ def _generic(w: _Writer, res: Resources, prefix: str, gres: list[str], gpus: boo
     for name, count in (res.generic_resources or {}).items():
         path = f"{prefix}.resources.genericResources.{name}"
         parts = name.split(":")
-        if not all(parts) or any(c == "," or c.isspace() for c in name):
+        sep = separator_in(name, GRES_LIST_SYNTAX) or (":" if len(parts) > 2 else None)
+        if sep is not None:
+            report_separator(
+                w.reporter,
+                path,
+                sep,
+                "a `--gres` list",
+                "`--gres` is a `,`-separated list of `name[:type][:count]`: a `,` starts "
+                "another GRES, a second `:` is read as the count (sbatch refuses "
+                "`fpga:x:y:1`)",
+                help="name the GRES as `name` or `name:type`, as the site's gres.conf does",
+            )
+            continue
+        if not all(parts):
             w.lost(path, f"`{name}` is not a GRES name `--gres` can hold (`name[:type]`)")
             continue
         if parts[0] == "none":
@@ -1078,6 +1112,17 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
                 value = seq
             if value.endswith("[]") and is_digits(value[:-2]):  # a whole PBS array
                 value = value[:-2]
+            if refuse_separator(
+                w.reporter,
+                f"{path}.value",
+                value,
+                DEPENDENCY_SYNTAX,
+                "a `--dependency` list",
+                "Slurm separates a dependency's job ids with `:`, its dependencies with `,` "
+                "(all must hold) or `?` (any may), so that `1,afterany:2` adds a dependency",
+                help="give one job id, in its own `dependencies` entry for each job",
+            ):
+                continue
             if not _slurm_job_ref(value):
                 w.lost(path, f"`{dep.value}` is not a Slurm job id; Slurm depends on ids only")
                 continue
@@ -1086,6 +1131,15 @@ def _dependencies(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
             w.lost(path, "a dependency needs a scheme and a job id for `--dependency`")
     if parts:
         w.opt("dependency", ",".join(parts), "spec.dependencies")
+
+
+#: what ends a GPU type in `--gres=gpu:TYPE:N`, `--gpus*=TYPE:N` (src/common/gres.c: `,`
+#: separates requests, `:` the name, type and count; white space ends the value)
+GRES_SYNTAX: Final = ",:" + BLANK
+#: what ends a job id in `--dependency=type:id[:id...][,type:id...|?type:id...]` (sbatch.1)
+DEPENDENCY_SYNTAX: Final = ",?:" + BLANK
+#: what ends a GRES name (`name[:type]`) in a `--gres` list
+GRES_LIST_SYNTAX: Final = "," + BLANK
 
 
 def _body_has_directives(body: str) -> bool:
@@ -1134,13 +1188,9 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
         return
     items: list[str] = []
     for key, value in (env.vars or {}).items():
-        if any(c in value for c in ",'\"") or "," in key:
-            w.lost(
-                f"spec.execution.environment.vars.{key}",
-                "`--export` cannot carry a value with a comma or a quote (sbatch garbles it)",
-            )
-            continue
-        items.append(f"{key}={value}")
+        item = _export_item(w, key, value, f"spec.execution.environment.vars.{key}")
+        if item is not None:
+            items.append(item)
     if env.inherit_from_submitter is not None or items:
         head = "ALL" if env.inherit_from_submitter is not False else "NONE"
         w.opt("export", ",".join([head, *items]), "spec.execution.environment")
@@ -1150,6 +1200,54 @@ def _export(w: _Writer, ex: Any, ext: SlurmExt) -> None:
                 f"spec.execution.environment.{path}",
                 "Kubernetes secrets and config maps do not exist on Slurm",
             )
+
+
+def _export_item(w: _Writer, key: str, value: str, path: str) -> str | None:
+    """One `NAME=value` item of an `--export` list, or None (E140).
+
+    sbatch cuts the list at each `,` outside quotes, counting `'` and `"` apart, and takes off
+    the quotes around a whole item (`find_quote_token()` of src/common/env.c); the name ends
+    at the first `=`. So a value with a `,` is written as `"NAME=va,lue"` (or in `'` when it
+    holds a `"`), other quotes stay the value's own when each kind comes in pairs (checked with
+    a real job: `"A=x,y"` gave A=x,y, `'C=p"q,r"s'` gave C=p"q,r"s, `D=a"b"c` gave D=a"b"c)."""
+    if refuse_separator(
+        w.reporter,
+        path,
+        key,
+        "=,'\"" + BLANK,
+        "an `--export` list",
+        "sbatch ends a variable's name at the first `=`, its item at a `,`, and counts quotes",
+        help="name the variable without `=`, `,`, quotes or blanks",
+    ):
+        return None
+    odd = next((q for q in "'\"" if value.count(q) % 2), None)
+    if odd is not None:
+        report_separator(
+            w.reporter,
+            path,
+            odd,
+            "an `--export` list",
+            "sbatch reads an `--export` item up to the next `,` outside quotes: an unpaired "
+            "quote would run it on into the items after it",
+            help="pair the quotes in the value, or set the variable in the script body",
+        )
+        return None
+    item = f"{key}={value}"
+    if "," not in value:
+        return item
+    wrap = next((q for q in "\"'" if q not in value), None)
+    if wrap is None:
+        report_separator(
+            w.reporter,
+            path,
+            ",",
+            "an `--export` list",
+            "a `,` in an `--export` value needs the item in quotes of a kind the value "
+            "does not hold, and this one holds both `'` and `\"`",
+            help="set the variable in the script body instead",
+        )
+        return None
+    return f"{wrap}{item}{wrap}"
 
 
 def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:

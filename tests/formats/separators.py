@@ -31,6 +31,5 @@ def directives(spec_yaml: str, target: str) -> list[str]:
     text, diags = emit(spec_yaml, target)
     assert not [d for d in diags if d.is_error], diags
     assert text is not None
-    return [
-        line for line in text.splitlines() if line.startswith(("#PBS", "#BSUB", "#$", "#flux:"))
-    ]
+    heads = ("#PBS", "#BSUB", "#$", "#SBATCH", "#flux:")
+    return [line for line in text.splitlines() if line.startswith(heads)]

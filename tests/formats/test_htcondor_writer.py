@@ -1173,6 +1173,17 @@ def test_verbatim_cannot_queue_leave_an_if_open_or_be_refused(block: str) -> Non
 
 #: (SPLAT spec, field, the character as the message names it)
 UNWRITABLE_HTCONDOR = [
+    # a comma list: `a,b` would be two limits (found by tests/property/test_separators.py)
+    (
+        "{extensions: {htcondor: {concurrency_limits: ['a,b', c]}}}",
+        "spec.extensions.htcondor.concurrency_limits",
+        ",",
+    ),
+    (
+        "{extensions: {htcondor: {concurrency_limits: ['a b']}}}",
+        "spec.extensions.htcondor.concurrency_limits",
+        " ",
+    ),
     ("{output: {stdout: 'o.$$(Machine).log'}}", "spec.output.stdout", "$"),
     (
         "{execution: {executable: /bin/x, arguments: \"'$$(Memory)'\"}}",

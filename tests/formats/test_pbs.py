@@ -932,6 +932,10 @@ def test_separators_are_refused(spec_yaml: str, target: str, field: str, char: s
 #: sub-language does not read them
 KEPT_PBS = [
     # (SPLAT spec, target, a directive written)
+    # both kinds of quotes: groups in the quotes each does not hold, joined into one word
+    # (`'"'#^']'` was cut at the value's own `'`: read back `"#^]`)
+    ("{output: {stderr: '\"''#^'']'}}", "pbs", "#PBS -e '\"'\"'#^']\""),
+    ("{output: {stderr: 'a\"b''c'}}", "torque", '#PBS -e "a"\'"\'"b\'c"'),
     # Torque's `set_resources()` keeps white space in a value ("already tokenized by getopt()")
     (
         "{schedule: {reservation: 'r1 x'}}",

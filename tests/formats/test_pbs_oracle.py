@@ -18,15 +18,10 @@ and the writer keeps it (tests/formats/test_pbs.py `KEPT_PBS`).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ORACLES, _start_slurm
 from tests.formats.separators import emit
 
 #: (SPLAT spec with `{v}` for the value, targets, the plain value, the payloads)
@@ -107,35 +102,6 @@ PAIRS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def inspect(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    env = _start_slurm()
-    if isinstance(env, str):
-        pytest.skip(env)
-    full = {**os.environ, **env}
-    folder: Path = tmp_path_factory.mktemp("pbs-oracle")
-    seen: dict[str, list[dict[str, Any]]] = {}
-
-    def table(text: str) -> list[dict[str, Any]]:
-        if text not in seen:
-            path = folder / f"job{len(seen)}.pbs"
-            path.write_text(text)
-            proc = subprocess.run(
-                [sys.executable, str(ORACLES / "slurm" / "sbatch-inspect"), str(path)],
-                capture_output=True,
-                text=True,
-                env=full,
-                timeout=120,
-                check=False,
-            )
-            if proc.returncode == 3:
-                pytest.skip("the Slurm oracle is not reachable: " + proc.stderr.strip())
-            seen[text] = json.loads(proc.stdout)["components"]
-        return seen[text]
-
-    return table
-
-
 def quoted(value: str) -> str:
     """``value`` as a YAML flow scalar."""
     return json.dumps(value)
@@ -144,7 +110,7 @@ def quoted(value: str) -> str:
 @pytest.mark.oracle
 @pytest.mark.parametrize(("template", "target", "plain", "payload"), PAIRS)
 def test_sbatch_reads_what_the_plain_value_gives(
-    template: str, target: str, plain: str, payload: str, inspect: Any
+    template: str, target: str, plain: str, payload: str, sbatch_options: Any
 ) -> None:
     text, diags = emit(template.format(v=quoted(payload)), target)
     errors = [d for d in diags if d.is_error]
@@ -157,9 +123,12 @@ def test_sbatch_reads_what_the_plain_value_gives(
     # the value may only stand where the plain value stands in sbatch's table (a `-v` value
     # with a `,` is written quoted, pbs.md §3, and sbatch keeps the quotes of that item:
     # find_quote_token() of src/common/env.c splits `--export` at unquoted commas only)
-    got = inspect(text)
+    got = sbatch_options(text)
     variants = [
-        [{k: _swap(v, plain, q + payload + q) for k, v in c.items()} for c in inspect(reference)]
+        [
+            {k: _swap(v, plain, q + payload + q) for k, v in c.items()}
+            for c in sbatch_options(reference)
+        ]
         for q in ("", "'", '"')
     ]
     assert got in variants, text

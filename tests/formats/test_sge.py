@@ -314,6 +314,23 @@ def test_writer_sanitizes_names_and_quotes_values() -> None:
     assert [(d.code, d.field) for d in diags] == [("W301", "metadata.name")]
 
 
+@pytest.mark.parametrize(
+    ("name", "written"), [("9", "_9"), ("2024-run", "_2024-run"), ("a9", "a9")]
+)
+def test_a_name_never_starts_with_a_digit(name: str, written: str) -> None:
+    """The qmaster refuses `-N 9` ("not a valid object name (cannot start with a digit)",
+    the Grid Engine oracle; found by tests/property/test_separators.py)."""
+    job, _ = bammmc.parse(
+        f"apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: '{name}'\n"
+        'spec:\n  execution:\n    script: "echo"\n',
+        "splat",
+    )
+    assert job is not None
+    out, diags = bammmc.emit(job, "sge")
+    assert out is not None and f"#$ -N {written}\n" in out
+    assert [d.code for d in diags] == (["W301"] if written != name else [])
+
+
 def test_writer_refuses_line_breaks() -> None:
     job, _ = bammmc.parse(
         'apiVersion: bammm.io/v1alpha1\nkind: Job\nspec:\n  schedule:\n    queue: "a\\nb"\n',

@@ -859,14 +859,20 @@ def _path(
     the path holds other references (it is kept as written). The jobs of one `queue N` share
     their cluster id, so in an array `$(Cluster)` is the array's id (`{array_job_id}`)."""
     refs = {m.group(1).lower() for m in _REF.finditer(value)}
-    if refs - set(PATH_VARIABLES) or "$$" in value or "{" in value or "}" in value:
+    if refs - set(PATH_VARIABLES) or "$$" in value:
         return False
 
     def variable(match: re.Match[str]) -> str:
         var = PATH_VARIABLES[match.group(1).lower()]
         return "{" + ("array_job_id" if array and var == "job_id" else var) + "}"
 
-    template = _REF.sub(variable, value)
+    # a brace of the file name is the template's literal `{{`/`}}` (was kept as written only:
+    # found by tests/property/test_separators.py)
+    parts, at = [], 0
+    for match in _REF.finditer(value):
+        parts += [value[at : match.start()].replace("{", "{{").replace("}", "}}"), variable(match)]
+        at = match.end()
+    template = "".join(parts) + value[at:].replace("{", "{{").replace("}", "}}")
     field = "stdout" if name == "output" else "stderr"
     b.set(f"spec.output.{field}", Template.parse(template), occ)
     # the same file: as written (the writer's array index is rewritten in `value` alone)

@@ -732,6 +732,10 @@ def _export(occ: Occurrence, b: _Builder) -> None:
     tree = _tree("slurm_export", occ, b.reporter, "export list", "ALL,OMP_NUM_THREADS=4")
     items: list[tuple[str, str | None]] = []
     for item in tree.children:
+        if item.data == "quoted_export_item":  # `"NAME=va,lue"`: the quotes are taken off
+            name, _, text = str(item.children[0])[1:-1].partition("=")
+            items.append((name, text))
+            continue
         parts = [str(t) for t in item.children]
         items.append((parts[0], (parts[2] if len(parts) > 2 else "") if len(parts) > 1 else None))
     head = items[0][0].upper() if items[0][1] is None else ""

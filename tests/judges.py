@@ -1,0 +1,384 @@
+"""The real parsers' reading of a written job, as one flat table per target, and the verdict of
+the separator-injection property (issue 18, item 4): a value holding the separators of every
+sub-language either is refused (E140) or changes nothing but itself.
+
+Used by tests/property/test_separators.py (a hypothesis sample in CI) and by
+tools/injection_survey.py (≥ 100,000 values per writer). Plain functions, no pytest: a judge is
+made from the running oracles (:func:`judges`).
+
+The tables, one per target, from the target's own parser:
+
+* `slurm`: sbatch's table of defined options (`sbatch -v --test-only`, as
+  ../shared/oracles/slurm/sbatch-inspect reads it), after its `#SBATCH` lines;
+* `pbs`, `torque`: the same after sbatch's own `#PBS` translation (src/sbatch/xlate.c);
+* `lsf`: the same after sbatch's `#BSUB` translation — the only LSF parser here, and it knows a
+  part of bsub's options only (`-W -n -J -q -o -e -cwd -M`…): the rest of an LSF script is judged
+  by our own reader (below);
+* `sge`: the job record the real Grid Engine qmaster keeps (qsub-inspect --raw);
+* `htcondor`: htcondor2.Submit's commands, expanded, and its queue arguments;
+* `flux-batch`: the words Flux's own RFC 36 directive parser hands `flux batch`;
+* `flux`: the jobspec as a YAML parser loads it.
+
+The verdict (:func:`verdict`), for the job with one string leaf set to a value and the same job
+with the plain value `plain1`:
+
+1. the writer refuses the value (error diagnostics, every one E140: nothing written), or
+2. the real parser's table has the same entries as the plain job's (nothing added, nothing
+   taken away), every entry that does not hold the plain value is unchanged, and
+3. our own reader reads the written job back as the plain job's with `plain1` replaced by the
+   value wherever it stands: the value is read as one value, the same (`a100:4,gpu` as a GPU
+   type written into `--gpus-per-task=a100:4,gpu:1` is read as a count of 4 and another GPU,
+   which is not the plain job's reading with the value put in). Where the writer said it
+   changed the leaf (a warning about its field), the reading may differ there only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import bammmc
+from bammmc.backends.splat import to_builtins
+from bammmc.ir.job import Job
+from bammmc.ir.paths import related, schema_path
+from tests.property.injection_fields import Leaf, display, document
+
+ROOT = Path(__file__).parent.parent
+ORACLES = ROOT.parent / "shared" / "oracles"
+
+#: the reference value of a leaf
+PLAIN = "plain1"
+#: leaves that take only a checked form, and the remote side of a staged file
+PLAIN_FOR = {
+    "spec.fileStaging.embeddedFiles[].permissions": "0644",
+    "spec.fileStaging.inputs[].src": "host:plain1",
+    "spec.fileStaging.outputs[].dst": "host:plain1",
+}
+#: every sub-language's separators: lists (`,` `:` `;` `+` `&` `|` `?`), assignments (`=`),
+#: hosts and ids (`@` `:`), ranges and brackets, quotes and escapes, comments, substitutions
+#: (`$` `%` `{{`), globs, blanks, a leading `-`
+SEPARATORS = ",:;=+&|?!@#%*()[]{}<>/\\'\"$`~^ \t-."
+#: the targets whose only real parser is sbatch's translation of their directives: sbatch's
+#: tokenizer takes `\` as an escape inside quotes and `#` as the start of a comment, which
+#: qsub's does not (pbs.md §1.1), so a value with either is judged by our own reader only
+SBATCH_TRANSLATED = frozenset({"pbs", "torque", "lsf"})
+#: letters around them (never the plain value's)
+LETTERS = "ab9"
+
+Table = dict[str, Any]
+
+
+#: the extension blocks that hold a target's own text (raw options, `select` specs, pattern
+#: strings): the user wrote them in the target's language, where a separator means what it
+#: says there (`--gres=a,b` is two GRES, `select=9` nine chunks). They are not judged as one
+#: plain value; tests/property/test_injection.py checks that none of them adds a directive line
+OWN_TEXT: dict[str, tuple[str, ...]] = {
+    "slurm": ("slurm",),
+    "pbs": ("pbs", "torque"),
+    "torque": ("pbs", "torque"),
+    "lsf": ("lsf",),
+    "sge": ("sge",),
+    "htcondor": ("htcondor",),
+    "flux-batch": ("flux",),
+    "flux": ("flux",),
+}
+
+
+def judged(target: str, name: str) -> bool:
+    """Whether the leaf ``name`` (its display form) is judged as one plain value."""
+    return not any(name.startswith(f"spec.extensions.{own}.") for own in OWN_TEXT[target])
+
+
+def flat(data: Any, prefix: str = "") -> Table:
+    """``data`` (JSON-like) as ``{path: scalar}``: `a.b[0]`."""
+    out: Table = {}
+    if isinstance(data, dict):
+        for key, value in data.items():
+            out.update(flat(value, f"{prefix}.{key}" if prefix else str(key)))
+    elif isinstance(data, list):
+        for n, value in enumerate(data):
+            out.update(flat(value, f"{prefix}[{n}]"))
+    else:
+        out[prefix] = data
+    return out
+
+
+class Unavailable(Exception):
+    """The target's parser is not running here."""
+
+
+def _sbatch(env: dict[str, str]) -> Callable[[str], Any]:
+    """sbatch's defined options for a script (sbatch-inspect's reading, without its Python
+    start-up: the survey calls it 10⁵ times)."""
+    folder = Path(tempfile.mkdtemp(prefix="bammmc-judge-"))
+
+    def table(text: str) -> Any:
+        path = folder / "job.sh"
+        path.write_text(text)
+        proc = subprocess.run(
+            ["sbatch", "-v", "--test-only", str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        if re.search(r"Unable to contact slurm controller|Connection refused", proc.stderr):
+            raise Unavailable(proc.stderr.strip()[-200:])
+        components: list[dict[str, str]] = []
+        current: dict[str, str] | None = None
+        for line in proc.stderr.split("\n"):  # sbatch splits the script at `\n` only
+            body = line.removeprefix("sbatch: ")
+            if body.strip() == "defined options":
+                current = {}
+            elif body.strip() == "end of defined options" and current is not None:
+                current.pop("test-only", None)
+                current.pop("verbose", None)
+                components.append(current)
+                current = None
+            elif current is not None and ":" in body and not body.startswith("-"):
+                key, _, value = body.partition(":")
+                current[key.strip()] = value.strip()
+        return components
+
+    return table
+
+
+def _qsub(env: dict[str, str]) -> Callable[[str], Any]:
+    folder = Path(tempfile.mkdtemp(prefix="bammmc-judge-"))
+
+    def table(text: str) -> Any:
+        path = folder / "job.sge"  # one name for every job: it is the default `-N`
+        path.write_text(text)
+        proc = subprocess.run(
+            [str(ORACLES / "sge" / "qsub-inspect"), "--raw", str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=folder,
+            timeout=60,
+            check=False,
+        )
+        if proc.returncode == 3:
+            raise Unavailable(proc.stderr.strip()[-200:])
+        data = json.loads(proc.stdout)
+        if not data.get("accepted"):
+            return {"refused": data.get("message")}
+        data["job"].pop("script_file", None)
+        return {"job": data["job"], "raw": data.get("raw")}
+
+    return table
+
+
+def _condor() -> Callable[[str], Any]:
+    import importlib.util
+
+    os.environ.setdefault("CONDOR_CONFIG", os.devnull)
+    spec = importlib.util.spec_from_file_location(
+        "bammmc_judge_condor", ORACLES / "htcondor" / "check.py"
+    )
+    if spec is None or spec.loader is None:
+        raise Unavailable("no HTCondor oracle")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    htcondor2 = module.htcondor2
+
+    def table(text: str) -> Any:
+        try:
+            submit = htcondor2.Submit(text)
+        except Exception as exc:  # the parser refuses the text: a table of its own
+            return {"refused": f"{type(exc).__name__}: {exc}"}
+        expanded = {}
+        for key in list(submit):
+            try:
+                expanded[key.lower()] = submit.expand(key)
+            except Exception as exc:
+                expanded[key.lower()] = f"<{type(exc).__name__}>"
+        return {"commands": expanded, "queue": submit.getQArgs()}
+
+    return table
+
+
+def _flux_batch() -> Callable[[str], Any]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bammmc_judge_flux", ORACLES / "flux" / "check-batch.py"
+    )
+    if spec is None or spec.loader is None:
+        raise Unavailable("no Flux oracle")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        parser = module.load_parser()
+    except SystemExit as exc:
+        raise Unavailable("flux-python is not installed") from exc
+
+    def table(text: str) -> Any:
+        try:
+            result = parser(io.StringIO(text, newline=None))  # `flux batch` reads text mode
+        except ValueError as exc:
+            return {"refused": str(exc)}
+        return [list(d.args) for d in result.directives if d.action == "SETARGS"]
+
+    return table
+
+
+def _yaml(text: str) -> Any:
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+def judges(slurm_env: dict[str, str] | None, sge_env: dict[str, str] | None) -> dict[str, Any]:
+    """The table function of each target whose parser runs here."""
+    out: dict[str, Any] = {"flux": _yaml}
+    if slurm_env is not None:
+        sbatch = _sbatch(slurm_env)
+        out.update(slurm=sbatch, pbs=sbatch, torque=sbatch, lsf=sbatch)
+    if sge_env is not None:
+        out["sge"] = _qsub(sge_env)
+    for target, make in (("htcondor", _condor), ("flux-batch", _flux_batch)):
+        with contextlib.suppress(Unavailable):
+            out[target] = make()
+    return out
+
+
+# -- the jobs -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _script(leaf: Leaf) -> bool | None:
+    """Whether the leaf's document has a script (see test_injection._read); None when the IR
+    refuses even the plain value."""
+    plain = PLAIN_FOR.get(display(leaf), PLAIN)
+    runs = leaf[-1] in ("executable", "arguments") or (
+        "container" in leaf and leaf[-2:-1] in (("command",), ("args",), ("container",))
+    )
+    for script in (False, True) if runs else (True, False):
+        job, diagnostics = bammmc.parse(json.dumps(document(leaf, plain, script=script)), "splat")
+        if job is not None and not any(d.is_error for d in diagnostics):
+            return script
+    return None
+
+
+def job_of(leaf: Leaf, value: str) -> Job | None:
+    """The job with ``leaf`` set to ``value``, or None when the IR refuses the value (read by
+    the SPLAT reader: it decides what a field takes)."""
+    script = _script(leaf)
+    if script is None:
+        return None
+    if display(leaf).startswith("spec.output."):  # a template: braces are its variables
+        value = value.replace("{", "{{").replace("}", "}}")
+    doc = document(leaf, value, script=script)
+    job, diagnostics = bammmc.parse(json.dumps(doc), "splat")
+    if job is None or any(d.is_error for d in diagnostics):
+        return None
+    return job
+
+
+def _field_of(leaf: Leaf) -> str:
+    path = display(leaf)
+    while path.endswith(("{k}", "{v}", "[]")):
+        path = path[:-3] if path.endswith(("{k}", "{v}")) else path[:-2]
+    return path
+
+
+def _swap(data: Any, plain: str, value: str) -> Any:
+    if isinstance(data, str):
+        return data.replace(plain, value)
+    if isinstance(data, dict):
+        return {_swap(k, plain, value): _swap(v, plain, value) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_swap(v, plain, value) for v in data]
+    return data
+
+
+def _expected(reading: Any, plain: str, value: str) -> Any:
+    """Our reading of the plain job with the value in place of the plain value: in an output
+    template (`spec.output`), where a brace is written `{{`, as the template's text."""
+    out = _swap(reading, plain, value)
+    output = (reading.get("spec") or {}).get("output") if isinstance(reading, dict) else None
+    if output is not None:
+        out["spec"]["output"] = _swap(output, plain, value.replace("{", "{{").replace("}", "}}"))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference(leaf: Leaf, target: str) -> tuple[str, Any] | None:
+    """The plain job's written text and its reading by our own reader, or None when the
+    target cannot take the plain value."""
+    job = job_of(leaf, PLAIN_FOR.get(display(leaf), PLAIN))
+    if job is None:
+        return None
+    files, diagnostics = bammmc.emit_files(job, target)
+    if files is None or any(d.is_error for d in diagnostics):
+        return None
+    back, _ = bammmc.parse(files[0][1], target, filename="out")
+    return files[0][1], (to_builtins(back) if back is not None else None)
+
+
+def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | None) -> str | None:
+    """What is wrong with writing the job with ``leaf`` = ``value`` as ``target`` (None: it is
+    refused, or it changes nothing but the value). ``table`` is the target's real parser
+    (:func:`judges`), or None where none runs here."""
+    job = job_of(leaf, value)
+    reference = _reference(leaf, target)
+    if job is None or reference is None:
+        return None  # the IR refuses the value, or the target takes no plain value here
+    files, diagnostics = bammmc.emit_files(job, target)
+    errors = {d.code for d in diagnostics if d.is_error}
+    if files is None or errors:
+        if files is not None:
+            return f"an error ({sorted(errors)}), and text written anyway"
+        # E140 names the field and the character; E134 is the writer's own check of its
+        # output (backends.common.read_own), which refuses what our reader of the target
+        # would not take back: both write nothing
+        wrong = errors - {"E140", "E134"}
+        return f"refused with {sorted(wrong)}, not E140" if wrong else None
+    text = files[0][1]
+    ref_text, ref_back = reference
+    plain = PLAIN_FOR.get(display(leaf), PLAIN)
+    reported = any(d.field and related(_field_of(leaf), schema_path(d.field)) for d in diagnostics)
+    if table is not None and not (target in SBATCH_TRANSLATED and {"\\", "#"} & set(value)):
+        got = flat(table(text))
+        # an entry named by the value (a map key: a file, a variable) is named by the payload
+        meant = {k.replace(plain, value): v for k, v in flat(table(ref_text)).items()}
+        added, gone = sorted(set(got) - set(meant)), sorted(set(meant) - set(got))
+        if added or (gone and not reported):  # a value the writer says it dropped is gone
+            return f"the real parser reads {added} more, {gone} less\n{text[:600]}"
+        changed = [k for k in got if plain not in str(meant[k]) and got[k] != meant[k]]
+        if changed:
+            return f"the real parser reads {changed} changed\n{text[:600]}"
+    back, _ = bammmc.parse(text, target, filename="out")
+    if back is None:
+        return f"written, but our reader refuses it\n{text[:600]}"
+    read = to_builtins(back)
+    # a word of the script is quoted for the shell (`exec '!a'`)
+    variants = [_expected(ref_back, plain, v) for v in (value, shlex.quote(value))]
+    expected = variants[0]
+    if read not in variants:
+        if reported:  # said: the leaf's own value may differ, nothing else
+            extra = set(flat(read)) - set(flat(expected))
+            own = _field_of(leaf)
+            foreign = {k for k in extra if not related(own, k.split("[")[0])}
+            if not foreign:
+                return None
+            return f"reads back {sorted(foreign)} more\n{text[:600]}"
+        diff = sorted(
+            k
+            for k in set(flat(read)) | set(flat(expected))
+            if flat(read).get(k) != flat(expected).get(k)
+        )
+        return f"reads back otherwise at {diff[:6]}\n{text[:600]}"
+    return None
