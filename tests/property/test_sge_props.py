@@ -137,7 +137,11 @@ def test_sge_round_trip(doc: dict[str, Any]) -> None:
     assert bspec.output == expected
     assert bspec.lifecycle == spec.lifecycle
     assert bspec.placement == spec.placement
-    assert back.metadata == job.metadata
+    # the qmaster refuses a name that starts with a digit: the writer puts `_` in front (W301)
+    meta = job.metadata
+    if meta is not None and meta.name and meta.name[0].isdigit():
+        meta = msgspec.structs.replace(meta, name="_" + meta.name)
+    assert back.metadata == meta
 
 
 WORDS = st.sampled_from(
