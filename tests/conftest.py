@@ -59,6 +59,27 @@ def _start_slurm(extra: dict[str, str] | None = None) -> dict[str, str] | str:
     return env
 
 
+def _start_sge() -> dict[str, str] | str:
+    """Start (or find running) the Grid Engine oracle; the whole environment to call it with,
+    or why it is unavailable."""
+    start = ORACLES / "sge" / "start.sh"
+    if not start.is_file():
+        return f"no Grid Engine oracle at {start}"
+    if os.geteuid() != 0:
+        return "the Grid Engine oracle needs root"
+    proc = subprocess.run(
+        ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
+    )
+    if proc.returncode != 0:
+        return "the Grid Engine oracle failed to start: " + proc.stderr.strip()[-300:]
+    env = dict(os.environ)
+    for line in proc.stdout.splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, _, value = line[len("export ") :].partition("=")
+            env[key] = value.strip("'\"")
+    return env
+
+
 @pytest.fixture(scope="session")
 def sbatch_check(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[bool, str]]:
     """``check(script_text) -> (accepted, sbatch's message)`` with real `sbatch --test-only`.

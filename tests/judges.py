@@ -52,18 +52,11 @@ from bammmc.backends.splat import to_builtins
 from bammmc.ir.job import Job
 from bammmc.ir.paths import related, schema_path
 from tests.property.injection_fields import Leaf, display, document
+from tests.property.test_injection import PLAIN, PLAIN_FOR, _read
 
 ROOT = Path(__file__).parent.parent
 ORACLES = ROOT.parent / "shared" / "oracles"
 
-#: the reference value of a leaf
-PLAIN = "plain1"
-#: leaves that take only a checked form, and the remote side of a staged file
-PLAIN_FOR = {
-    "spec.fileStaging.embeddedFiles[].permissions": "0644",
-    "spec.fileStaging.inputs[].src": "host:plain1",
-    "spec.fileStaging.outputs[].dst": "host:plain1",
-}
 #: every sub-language's separators: lists (`,` `:` `;` `+` `&` `|` `?`), assignments (`=`),
 #: hosts and ids (`@` `:`), ranges and brackets, quotes and escapes, comments, substitutions
 #: (`$` `%` `{{`), globs, blanks, a leading `-`
@@ -257,19 +250,11 @@ def judges(slurm_env: dict[str, str] | None, sge_env: dict[str, str] | None) -> 
 # -- the jobs -------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)
 def _script(leaf: Leaf) -> bool | None:
-    """Whether the leaf's document has a script (see test_injection._read); None when the IR
-    refuses even the plain value."""
-    plain = PLAIN_FOR.get(display(leaf), PLAIN)
-    runs = leaf[-1] in ("executable", "arguments") or (
-        "container" in leaf and leaf[-2:-1] in (("command",), ("args",), ("container",))
-    )
-    for script in (False, True) if runs else (True, False):
-        job, diagnostics = bammmc.parse(json.dumps(document(leaf, plain, script=script)), "splat")
-        if job is not None and not any(d.is_error for d in diagnostics):
-            return script
-    return None
+    """Whether the leaf's document has a script (test_injection._read decides); None when the
+    IR refuses even the plain value."""
+    job, script = _read(leaf, PLAIN_FOR.get(display(leaf), PLAIN))
+    return None if job is None else script
 
 
 def job_of(leaf: Leaf, value: str) -> Job | None:

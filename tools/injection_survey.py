@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-from tests.conftest import _start_slurm
+from tests.conftest import _start_sge, _start_slurm
 from tests.judges import LETTERS, SEPARATORS, judged, judges, verdict
 from tests.property.injection_fields import display, string_leaves
-from tests.property.test_separators import OPEN, _sge_env
+from tests.property.test_separators import OPEN
 
 
 def main() -> int:
@@ -36,7 +36,7 @@ def main() -> int:
     slurm = _start_slurm()
     parsers = judges(
         None if isinstance(slurm, str) else {**os.environ, **slurm},
-        _sge_env() if args.target == "sge" else None,
+        sge if args.target == "sge" and not isinstance(sge := _start_sge(), str) else None,
     )
     table = parsers.get(args.target)
     if table is None:

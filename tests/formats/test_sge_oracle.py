@@ -11,14 +11,13 @@ itself where the plain value was: nothing added, nothing else changed.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ORACLES
+from tests.conftest import ORACLES, _start_sge
 from tests.formats.separators import emit
 
 #: (SPLAT spec with `{v}` for the value, the plain value, the payloads)
@@ -69,21 +68,9 @@ RAW = ("JB_stdin_path_list", "JB_stdout_path_list", "JB_stderr_path_list", "JB_s
 
 @pytest.fixture(scope="module")
 def inspect(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    start = ORACLES / "sge" / "start.sh"
-    if not start.is_file():
-        pytest.skip(f"no Grid Engine oracle at {start}")
-    if os.geteuid() != 0:
-        pytest.skip("the Grid Engine oracle needs root")
-    proc = subprocess.run(
-        ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
-    )
-    if proc.returncode != 0:
-        pytest.skip("the Grid Engine oracle failed to start: " + proc.stderr.strip()[-300:])
-    env = dict(os.environ)
-    for line in proc.stdout.splitlines():
-        if line.startswith("export ") and "=" in line:
-            key, _, value = line[len("export ") :].partition("=")
-            env[key] = value.strip("'\"")
+    env = _start_sge()
+    if isinstance(env, str):
+        pytest.skip(env)
     folder: Path = tmp_path_factory.mktemp("sge-oracle")
     seen: dict[str, Any] = {}
 

@@ -15,14 +15,13 @@ that each still fails — a fixed one fails that test until it is taken off the 
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ORACLES, _start_slurm
+from tests.conftest import _start_sge, _start_slurm
 from tests.judges import LETTERS, SEPARATORS, judged, judges, verdict
 from tests.property.injection_fields import display, string_leaves
 
@@ -53,29 +52,12 @@ OPEN: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-def _sge_env() -> dict[str, str] | None:
-    start = ORACLES / "sge" / "start.sh"
-    if not start.is_file() or os.geteuid() != 0:
-        return None
-    proc = subprocess.run(
-        ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
-    )
-    if proc.returncode != 0:
-        return None
-    env = dict(os.environ)
-    for line in proc.stdout.splitlines():
-        if line.startswith("export ") and "=" in line:
-            key, _, value = line[len("export ") :].partition("=")
-            env[key] = value.strip("'\"")
-    return env
-
-
 @pytest.fixture(scope="module")
 def parsers() -> dict[str, Any]:
     slurm = _start_slurm()
     return judges(
         None if isinstance(slurm, str) else {**os.environ, **slurm},
-        _sge_env(),
+        None if isinstance(sge := _start_sge(), str) else sge,
     )
 
 
