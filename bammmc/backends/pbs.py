@@ -45,7 +45,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import Job, PbsExt, Resources, Schedule, Spec
+from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template, is_digits
 
@@ -636,6 +636,8 @@ class PbsWriter(LossReports):
         self.notifications()
         self.environment()
         for letter, value in (ext.options or {}).items():
+            if letter == "v":
+                continue  # written in the one `-v` list, beside the variables (environment())
             if letter.startswith("W:"):
                 self.opt("W", f"{letter[2:]}={value}", f"spec.extensions.pbs.options.{letter}")
             elif len(letter) == 1:
@@ -1437,40 +1439,40 @@ class PbsWriter(LossReports):
 
     def environment(self) -> None:
         ex = self.spec.execution
-        env = ex.environment if ex else None
-        if env is None:
-            return
+        env = (ex.environment if ex else None) or Environment()
         if env.inherit_from_submitter:
             self.opt("V", None, "spec.execution.environment.inheritFromSubmitter")
-        if env.vars:
-            items = []
-            for key, value in env.vars.items():
-                if refuse_separator(
-                    self.reporter,
-                    f"spec.execution.environment.vars.{key}",
-                    key,
-                    "=,'\"\\",
-                    "a `-v` variable list",
-                    "qsub reads `NAME[=value][,NAME[=value]…]`: a variable's name ends at `=` "
-                    "and the item at `,`, quotes quote, and `\\` escapes a `,`",
-                    help="rename the variable, or set it in the script body",
-                ):
-                    continue
-                if "'" in value or '"' in value:  # qsub's -v list reads quotes as quoting
-                    self.reporter.report(
-                        "E140",
-                        f"the value of `{key}` holds a quote, which a `-v` list cannot carry",
-                        field=f"spec.execution.environment.vars.{key}",
-                        help="set the variable in the script body instead",
-                    )
-                    continue
-                if "," in value:
-                    quote_char = "'" if "'" not in value else '"'
-                    items.append(f"{key}={quote_char}{value}{quote_char}")
-                else:
-                    items.append(f"{key}={value}")
-            if items:
-                self.opt("v", ",".join(items), "spec.execution.environment.vars")
+        items: list[str] = []
+        for key, value in (env.vars or {}).items():
+            if refuse_separator(
+                self.reporter,
+                f"spec.execution.environment.vars.{key}",
+                key,
+                "=,'\"\\",
+                "a `-v` variable list",
+                "qsub reads `NAME[=value][,NAME[=value]…]`: a variable's name ends at `=` "
+                "and the item at `,`, quotes quote, and `\\` escapes a `,`",
+                help="rename the variable, or set it in the script body",
+            ):
+                continue
+            if "'" in value or '"' in value:  # qsub's -v list reads quotes as quoting
+                self.reporter.report(
+                    "E140",
+                    f"the value of `{key}` holds a quote, which a `-v` list cannot carry",
+                    field=f"spec.execution.environment.vars.{key}",
+                    help="set the variable in the script body instead",
+                )
+                continue
+            if "," in value:
+                quote_char = "'" if "'" not in value else '"'
+                items.append(f"{key}={quote_char}{value}{quote_char}")
+            else:
+                items.append(f"{key}={value}")
+        copied = (self.ext.options or {}).get("v")
+        if copied:  # `-v NAME` items (the submitter's values), read into the extension
+            items.append(copied)
+        if items:
+            self.opt("v", ",".join(items), "spec.execution.environment.vars")
         for key in ("secrets", "config_maps"):
             if getattr(env, key):
                 self.lost(

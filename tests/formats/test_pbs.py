@@ -122,6 +122,25 @@ READ = [
             }
         ),
     ),
+    # `-v NAME` copies the submitter's value: no value to write, so the bare names stay in
+    # the extension; the valued items are read as variables (pbs.md §3)
+    (
+        "pbs",
+        "-v SAMPLES,REF=hg38,THREADS",
+        spec(
+            execution={"environment": {"vars": {"REF": "hg38"}}},
+            extensions={"pbs": {"options": {"v": "SAMPLES,THREADS"}}},
+        ),
+    ),
+    # qsub's tokenizer removes the quotes before the `-v` list is read: `b` and `c` are names
+    (
+        "pbs",
+        '-v SAMPLES="a,b,c",REF=hg38',
+        spec(
+            execution={"environment": {"vars": {"SAMPLES": "a", "REF": "hg38"}}},
+            extensions={"pbs": {"options": {"v": "b,c"}}},
+        ),
+    ),
     (
         "pbs",
         "-W depend=afterok:123.srv:124,group_list=g1,umask=022",
@@ -260,6 +279,8 @@ IDENTITY = [
     ("pbs", "#PBS -l select=1:ncpus=4:mem=1000b\n"),
     ("pbs", "#PBS -l select=1:ncpus=16:mem=64gb+4:ncpus=4:ngpus=1\n"),
     ("pbs", "#PBS -v 'A=1,B=\"x,y\"'\n#PBS -V\n"),
+    ("pbs", "#PBS -v A=1,HOME_COPY,B=2\n"),
+    ("torque", "#PBS -v LIST,N=4\n"),
     ("torque", "#PBS -l nodes=2:ppn=16:gpus=2\n#PBS -l pmem=4gb\n#PBS -t 1-10%2\n"),
     ("torque", "#PBS -l walltime=04:00:00\n#PBS -l nodes=1:ppn=4+2:ppn=8\n"),
 ]
@@ -278,6 +299,15 @@ def test_round_trip(fmt: str, directives: str) -> None:
     again, _ = bammmc.parse(out, fmt)
     assert again == job, out
     assert bammmc.emit(again, fmt)[0] == out
+
+
+def test_kept_option_points_at_its_own_line() -> None:
+    """A W201 for a kept option names the line that set it, not the first option's."""
+    text = SH + "#PBS -N job\n#PBS -l walltime=1:00\n#PBS -v A,B=1\n" + BODY
+    _, diags = bammmc.convert(text, "pbs", "slurm")
+    lost = [d for d in diags if d.code == "W201"]
+    assert [d.field for d in lost] == ["spec.extensions.pbs.options"]
+    assert lost[0].span is not None and lost[0].span.line == 4
 
 
 def test_writer_sanitizes_names() -> None:

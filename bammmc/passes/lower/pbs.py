@@ -83,11 +83,10 @@ def lower(
             last.setdefault("W", occ)
         else:
             last[occ.name] = occ  # within the script, the last occurrence wins (qsub.c)
-    other: dict[str, str] = {}
     for letter, occ in last.items():
         for each in attributes if letter == "W" else [occ]:
             try:
-                _option(letter, each, b, torque, other)
+                _option(letter, each, b, torque)
             except Invalid:
                 continue
     with contextlib.suppress(Invalid):
@@ -96,8 +95,6 @@ def lower(
     if "j" not in last or (last["j"].value or "") == "n":
         # PBS writes stdout and stderr to separate files unless told to join them
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
-    if other:
-        _ext(b, "options", other, next(iter(last.values())))
     if script.script:
         b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
     if sum(d.is_error for d in reporter.diagnostics) > errors_before:
@@ -175,7 +172,7 @@ def _resource_list(occ: Occurrence, reporter: Reporter) -> list[tuple[str, str, 
     return out
 
 
-def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict[str, str]) -> None:
+def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool) -> None:
     reporter = b.reporter
     value = occ.value or ""
     if letter == "N":
@@ -246,9 +243,9 @@ def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict
     elif letter == "V":
         b.set("spec.execution.environment.inheritFromSubmitter", True, occ)
     elif letter == "v":
-        _variables(occ, b, other)
+        _variables(occ, b)
     elif letter == "W":
-        _attributes(occ, b, other)
+        _attributes(occ, b)
     elif letter == "J" and not torque:
         tree = _tree("pbs_array", value, occ, reporter, "array range", "0-99:2%10")
         nums = [whole(str(t), occ, reporter) for t in tree.children]
@@ -268,7 +265,8 @@ def _option(letter: str, occ: Occurrence, b: _Builder, torque: bool, other: dict
     elif letter == "n" and torque:
         b.set("spec.placement.exclusive", True, occ)
     else:
-        other[letter] = value if occ.value is not None else ""
+        # kept as written, each option where it was written (its W201 points at its line)
+        _ext(b, f"options.{letter}", value if occ.value is not None else "", occ)
 
 
 def _begin(occ: Occurrence, b: _Builder) -> None:
@@ -322,25 +320,29 @@ def _mail(occ: Occurrence, b: _Builder, torque: bool) -> None:
         _ext(b, "mail_points", value, occ)
 
 
-def _variables(occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
+def _variables(occ: Occurrence, b: _Builder) -> None:
     value = occ.value or ""
     tree = _tree("variables", value, occ, b.reporter, "variable list", "A=1,B='x,y'")
     out: dict[str, str] = {}
+    copied: list[str] = []
     for var in tree.children:
         parts = var.children
         if len(parts) == 1:  # `-v NAME` copies the submitter's value: not writable as a value
-            other["v"] = value
-            return
+            copied.append(str(parts[0]))
+            continue
         text = "".join(
             str(t)[1:-1] if t.type in ("DQ", "SQ") else str(t)
             for v in parts[2:]
             for t in v.children
         )
         out[str(parts[0])] = text
-    b.set("spec.execution.environment.vars", out, occ)
+    if out:
+        b.set("spec.execution.environment.vars", out, occ)
+    if copied:  # the PBS writer writes them back into the same `-v` list
+        _ext(b, "options.v", ",".join(copied), occ)
 
 
-def _attributes(occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
+def _attributes(occ: Occurrence, b: _Builder) -> None:
     tree = _tree(
         "w_attrs", occ.value or "", occ, b.reporter, "attribute list", "depend=afterok:123"
     )
@@ -368,7 +370,7 @@ def _attributes(occ: Occurrence, b: _Builder, other: dict[str, str]) -> None:
                 staged.append({"src": src, "dst": dst})
             b.set(f"spec.fileStaging.{'inputs' if name == 'stagein' else 'outputs'}", staged, occ)
         else:
-            other[f"W:{name}"] = value
+            _ext(b, f"options.W:{name}", value, occ)
 
 
 def _depend(value: str, occ: Occurrence, b: _Builder) -> None:
