@@ -1719,8 +1719,21 @@ class HtcondorWriter(LossReports):
                 if project is not None
                 else "spec.extensions.htcondor.project_name"
             )
-            with contextlib.suppress(Unwritable):
-                self.cmd("+ProjectName", self.literal(classad_string(value), path, "+ProjectName"))
+            if not refuse_separator(
+                self.reporter,
+                path,
+                value,
+                "\\",
+                "condor_submit",
+                "`+ProjectName` is a ClassAd string: condor_submit reads it in old ClassAd "
+                "syntax, where a `\\` is itself unless a quote follows, and the job's ClassAd "
+                "tools in new syntax, where it starts an escape",
+                help="remove the `\\` from the project name",
+            ):
+                with contextlib.suppress(Unwritable):
+                    self.cmd(
+                        "+ProjectName", self.literal(classad_string(value), path, "+ProjectName")
+                    )
         path = "spec.extensions.htcondor.concurrency_limits"
         limits = ext.concurrency_limits or []
         if (
@@ -2089,12 +2102,14 @@ def _dq(text: str) -> str:
 
 
 def classad_string(text: str) -> str:
-    r"""A ClassAd string literal.
+    r"""A ClassAd string literal for a `+Attr` value, read alike in old syntax (condor_submit's
+    `ParseClassAdRvalExpr`) and new: a `"` is `\"`. A backslash reads otherwise in each (old:
+    itself; new: an escape), so the writer refuses it first (docs/classad.md).
 
-    >>> print(classad_string('a "b" \\ c'))
-    "a \"b\" \\ c"
+    >>> print(classad_string('say "hi"'))
+    "say \"hi\""
     """
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + text.replace('"', '\\"') + '"'
 
 
 def sandbox_name(path: str) -> str:

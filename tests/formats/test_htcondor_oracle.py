@@ -254,8 +254,9 @@ def read(key: str, value: str | None, oracle: Any) -> Any:
         return new_syntax(value)
     if name == "environment":
         return dict(w.split("=", 1) for w in new_syntax(value))
-    if name.startswith("my."):
-        return oracle.module.classad2.ExprTree(value).eval()
+    if name.startswith("my."):  # condor_submit reads `+Attr` values in old syntax
+        classad2 = oracle.module.classad2
+        return classad2.parseOne(f"X = {value}\n", classad2.ParserType.Old).eval("X")
     if name in ("transfer_input_files", "transfer_output_files"):
         return [f.strip() for f in value.split(",")]
     if name == "transfer_output_remaps":

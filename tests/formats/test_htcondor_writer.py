@@ -1197,6 +1197,8 @@ UNWRITABLE_HTCONDOR = [
     ),
     ("{notifications: {email: 'a$(DOLLAR)b'}}", "spec.notifications.email", "$"),
     ("{schedule: {project: 'p$$(x)'}}", "spec.schedule.project", "$"),
+    # old syntax (condor_submit) reads `\` as itself, new syntax as an escape: refused
+    ("{schedule: {project: 'C:\\proj'}}", "spec.schedule.project", "\\"),
     ("{execution: {executable: /bin/x, stdin: 'in$(dollar)'}}", "spec.execution.stdin", "$"),
     ("{fileStaging: {inputs: [{src: 'a,b', dst: 'a,b'}]}}", "spec.fileStaging.inputs", ","),
     ("{fileStaging: {outputs: [{src: 'o', dst: 'a\\b'}]}}", "spec.fileStaging.outputs", "\\"),
@@ -1245,7 +1247,7 @@ ENCODED_HTCONDOR = [
         "initialdir = /w/$(DOLLAR)(Cluster)",
     ),
     ("{schedule: {account: 'g.$(USER)'}}", "accounting_group = g.$(DOLLAR)(USER)"),
-    ("{schedule: {project: 'a\"b\\c$(x)'}}", '+ProjectName = "a\\"b\\\\c$(DOLLAR)(x)"'),
+    ("{schedule: {project: 'a\"b$(x)'}}", '+ProjectName = "a\\"b$(DOLLAR)(x)"'),
     ("{fileStaging: {inputs: [{src: '$(x).dat', dst: '$(x).dat'}]}}", None),
     (
         "{fileStaging: {outputs: [{src: 'o', dst: 'a=b;$(c)'}]}}",

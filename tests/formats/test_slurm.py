@@ -50,6 +50,13 @@ def spec(**fields: Any) -> dict[str, Any]:
 # ── reading: directives -> IR fields ──────────────────────────────────────────────────────
 
 READ = [
+    # --input: `%%` is one `%` (sbatch's filename pattern), `%j` is kept raw beside it
+    ("input %% is a percent", "--input=data%%1.txt", spec(execution={"stdin": "data%1.txt"})),
+    (
+        "input with a replacement stays raw",
+        "--input=in_%j.txt",
+        spec(execution={"stdin": "in_%j.txt"}, extensions={"slurm": {"input": "in_%j.txt"}}),
+    ),
     # time: every form of time_str2secs (pitfalls 12-15)
     ("time M:S is minutes:seconds", "--time=1:30", spec(schedule={"walltime": "PT1M30S"})),
     ("time bare number is minutes", "--time=90", spec(schedule={"walltime": "PT1H30M"})),

@@ -29,14 +29,6 @@ TARGETS = ["slurm", "pbs", "torque", "lsf", "sge", "htcondor", "flux-batch", "fl
 
 #: (target, leaf) -> (a value that shows it, what is wrong)
 OPEN: dict[tuple[str, str], tuple[str, str]] = {
-    ("htcondor", "spec.schedule.project"): (
-        '\\@/"',
-        '`+ProjectName` as a ClassAd string: a `\\` beside a `"` reads back otherwise',
-    ),
-    ("slurm", "spec.execution.stdin"): (
-        "'%|",
-        "`--input` with a quote and `%%` reads back otherwise",
-    ),
     ("flux-batch", "spec.execution.environment.vars{k}"): (
         "$",
         "an `--env` rule whose name holds `$` is read back as a raw option, not a variable",

@@ -752,16 +752,20 @@ def _filename(name: str, occ: Occurrence, b: _Builder) -> None:
     value = occ.value or ""
     tree = _tree("filename", occ, b.reporter, "file name pattern", "out_%j.log")
     parts: list[str] = []
-    exact = True
+    plain: list[str] = []  # the name itself, where it holds no replacement
+    exact = literal = True
     for tok in tree.children:
         if tok.type == "FN_TEXT":
             parts.append(str(tok).replace("{", "{{").replace("}", "}}"))
+            plain.append(str(tok))
         elif tok.type == "FN_PERCENT":
             parts.append("%")
+            plain.append("%")
         elif tok.type == "FN_BACKSLASH":
             exact = False  # a backslash turns every replacement off: keep the raw name
             parts.append("\\")
         else:
+            literal = False
             letter = str(tok)[-1]
             if letter in PATTERN_VARIABLES and len(str(tok)) == 2:
                 parts.append("{" + PATTERN_VARIABLES[letter] + "}")
@@ -769,8 +773,9 @@ def _filename(name: str, occ: Occurrence, b: _Builder) -> None:
                 exact = False
                 parts.append(str(tok))
     if name == "input":
-        b.set("spec.execution.stdin", value, occ)
-        if not exact or "%" in value:
+        # `%%` is one `%`; a name with a replacement (`%j`) is kept raw beside it
+        b.set("spec.execution.stdin", "".join(plain) if literal and exact else value, occ)
+        if not (literal and exact):
             b.ext("input", value, occ)
         return
     template = Template.parse("".join(parts))
