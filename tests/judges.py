@@ -350,7 +350,12 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
         return f"written, but our reader refuses it\n{text[:600]}"
     read = to_builtins(back)
     # a word of the script is quoted for the shell (`exec '!a'`)
-    variants = [_expected(ref_back, plain, v) for v in (value, shlex.quote(value))]
+    spellings = [value, shlex.quote(value)]
+    if display(leaf) == "spec.execution.arguments" and value != value.strip():
+        with contextlib.suppress(ValueError):  # blanks around shell words are no word
+            if shlex.split(value) == shlex.split(value.strip()):
+                spellings += [value.strip(), shlex.quote(value.strip())]
+    variants = [_expected(ref_back, plain, v) for v in spellings]
     expected = variants[0]
     if read not in variants:
         if reported:  # said: the leaf's own value may differ, nothing else

@@ -1112,7 +1112,11 @@ class HtcondorWriter(LossReports):
             self.overridden("batch_name", "metadata.name", batch)
             batch = None
         if name is not None:
-            self.put("batch_name", name, "metadata.name")
+            with contextlib.suppress(Unwritable):
+                text = self.literal(name, "metadata.name", "batch_name")
+                if text[:1] == '"' and text[-1:] == '"':  # condor_submit takes one pair off
+                    text = f'"{text}"'
+                self.cmd("batch_name", text, "metadata.name")
         elif batch is not None:
             self.native("batch_name", batch, "spec.extensions.htcondor.batch_name")
 

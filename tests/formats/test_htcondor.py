@@ -124,6 +124,12 @@ READ = [
     ("accounting_group = group_physics.alice", spec(schedule={"account": "group_physics.alice"})),
     ("batch_name = sweep", {"metadata": {"name": "sweep"}}),
     ('batch_name = "my sweep"', {"metadata": {"name": "my sweep"}}),
+    # one pair of quotes comes off, and nothing else (submit_utils.cpp f_strip_quotes)
+    ('batch_name = ""quoted""', {"metadata": {"name": '"quoted"'}}),
+    ('batch_name = "a\\"b"', {"metadata": {"name": 'a\\"b'}}),
+    ('batch_name = "half', {"metadata": {"name": '"half'}}),
+    # `$$` not opening `$$(attr)` is text (HTCondor fills in `$$(…)` alone)
+    ("output = cost$$.log", spec(output={"stdout": "cost$$.log"})),
     (
         "universe = container\ncontainer_image = img.sif",
         spec(execution={"container": {"image": "img.sif"}}),

@@ -254,6 +254,9 @@ def read(key: str, value: str | None, oracle: Any) -> Any:
         return new_syntax(value)
     if name == "environment":
         return dict(w.split("=", 1) for w in new_syntax(value))
+    if name == "batch_name":  # submit_utils.cpp `trim_and_strip_quotes_in_place`
+        value = value.strip()
+        return value[1:-1] if value.startswith('"') and value.endswith('"') else value
     if name.startswith("my."):  # condor_submit reads `+Attr` values in old syntax
         classad2 = oracle.module.classad2
         return classad2.parseOne(f"X = {value}\n", classad2.ParserType.Old).eval("X")

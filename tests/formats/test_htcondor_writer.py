@@ -1257,6 +1257,25 @@ ENCODED_HTCONDOR = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [('"q"', 'batch_name = ""q""'), ('"', 'batch_name = """'), ('"half', 'batch_name = "half')],
+)
+def test_batch_name_keeps_its_quotes(name: str, line: str) -> None:
+    """condor_submit takes one pair of quotes off a `batch_name` that starts and ends with one
+    (submit_utils.cpp `trim_and_strip_quotes_in_place`; a lone `"` is one pair)."""
+    job, _ = bammmc.parse(
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata: {name: '" + name + "'}\n"
+        "spec: {execution: {executable: /bin/x}}\n",
+        "splat",
+    )
+    assert job is not None
+    text, diags = bammmc.emit(job, "htcondor")
+    assert text is not None and line in text.splitlines(), (text, diags)
+    back, _ = bammmc.parse(text, "htcondor")
+    assert back is not None and back.metadata is not None and back.metadata.name == name
+
+
 @pytest.mark.parametrize(("spec_yaml", "line"), [r for r in ENCODED_HTCONDOR if r[1]])
 def test_dollars_are_spelled(spec_yaml: str, line: str) -> None:
     text, diags = emit(runnable(spec_yaml), "htcondor")

@@ -516,6 +516,18 @@ def _expression(text: str, occ: Occurrence, reporter: Reporter, what: str) -> No
     classad.check(text, reporter, occ.value_span or occ.span, what=what, old=True)
 
 
+def strip_quotes(text: str) -> str:
+    """A value condor_submit reads with `trim_and_strip_quotes_in_place` (`batch_name`,
+    `transfer_output_remaps`, submit_utils.cpp `f_strip_quotes`): blanks trimmed, then one
+    `"` taken off each end when it starts and ends with one (a lone `"` is empty); no escapes.
+
+    >>> strip_quotes(' "a b" '), strip_quotes('"a'), strip_quotes('""x""'), strip_quotes('"')
+    ('a b', '"a', '"x"', '')
+    """
+    text = text.strip()
+    return text[1:-1] if text[:1] == '"' and text[-1:] == '"' else text
+
+
 def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
@@ -742,7 +754,7 @@ def _command(
     elif name == "accounting_group":
         b.set("spec.schedule.account", value.strip(), occ)
     elif name == "batch_name":
-        b.set("metadata.name", _unquote(value), occ)
+        b.set("metadata.name", strip_quotes(value), occ)
     elif name in ("docker_image", "container_image"):
         image = value.strip()
         if name == "container_image" and image.startswith("docker://"):
@@ -833,7 +845,7 @@ def _remaps(queue: Queue, reporter: Reporter) -> dict[str, str]:
     occ = queue.commands.get("transfer_output_remaps")
     if occ is None:
         return {}
-    text = _unquote(Macros(queue.commands).value(occ).text)
+    text = strip_quotes(Macros(queue.commands).value(occ).text)
     remaps: dict[str, str] = {}
     for entry in re.split(r"(?<!\\);", text):
         if not entry.strip():
@@ -859,7 +871,7 @@ def _path(
     the path holds other references (it is kept as written). The jobs of one `queue N` share
     their cluster id, so in an array `$(Cluster)` is the array's id (`{array_job_id}`)."""
     refs = {m.group(1).lower() for m in _REF.finditer(value)}
-    if refs - set(PATH_VARIABLES) or "$$" in value:
+    if refs - set(PATH_VARIABLES) or "$$(" in value:  # `$$(attr)`: the machine's, at run time
         return False
 
     def variable(match: re.Match[str]) -> str:
