@@ -35,6 +35,7 @@ with the plain value `plain1`:
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import io
 import json
@@ -313,6 +314,18 @@ def _reference(leaf: Leaf, target: str) -> tuple[str, Any] | None:
     return files[0][1], (to_builtins(back) if back is not None else None)
 
 
+def _without_constraint_form(reading: Any) -> Any:
+    """The reading without Flux's RFC 31 object (`extensions.flux.constraints_spec`)."""
+    flux = ((reading.get("spec") or {}).get("extensions") or {}).get("flux")
+    if isinstance(flux, dict) and "constraints_spec" in flux:
+        reading = copy.deepcopy(reading)
+        ext = reading["spec"]["extensions"]
+        del ext["flux"]["constraints_spec"]
+        if not ext["flux"]:
+            del ext["flux"]
+    return reading
+
+
 def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | None) -> str | None:
     """What is wrong with writing the job with ``leaf`` = ``value`` as ``target`` (None: it is
     refused, or it changes nothing but the value). ``table`` is the target's real parser
@@ -335,7 +348,11 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
     ref_text, ref_back = reference
     plain = PLAIN_FOR.get(display(leaf), PLAIN)
     reported = any(d.field and related(_field_of(leaf), schema_path(d.field)) for d in diagnostics)
-    if table is not None and not (target in SBATCH_TRANSLATED and {"\\", "#"} & set(value)):
+    # a feature expression's `&|()` are SPLAT's own syntax, which a writer translates into the
+    # target's structure (Flux: one `properties` entry per name): our reader judges it alone
+    expression = display(leaf) == "spec.placement.constraint" and set("&|()") & set(value)
+    translated = target in SBATCH_TRANSLATED and {"\\", "#"} & set(value)
+    if table is not None and not translated and not expression:
         got = flat(table(text))
         # an entry named by the value (a map key: a file, a variable) is named by the payload
         meant = {k.replace(plain, value): v for k, v in flat(table(ref_text)).items()}
@@ -355,7 +372,14 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
         with contextlib.suppress(ValueError):  # blanks around shell words are no word
             if shlex.split(value) == shlex.split(value.strip()):
                 spellings += [value.strip(), shlex.quote(value.strip())]
+    if display(leaf) == "spec.placement.constraint":  # an expression: blanks around it are none
+        spellings.append(value.strip())
     variants = [_expected(ref_back, plain, v) for v in spellings]
+    if expression:  # the target's own form of the expression is its structure, not the text
+        read, variants = (
+            _without_constraint_form(read),
+            [_without_constraint_form(v) for v in variants],
+        )
     expected = variants[0]
     if read not in variants:
         if reported:  # said: the leaf's own value may differ, nothing else

@@ -29,10 +29,6 @@ TARGETS = ["slurm", "pbs", "torque", "lsf", "sge", "htcondor", "flux-batch", "fl
 
 #: (target, leaf) -> (a value that shows it, what is wrong)
 OPEN: dict[tuple[str, str], tuple[str, str]] = {
-    ("flux-batch", "spec.execution.environment.vars{k}"): (
-        "$",
-        "an `--env` rule whose name holds `$` is read back as a raw option, not a variable",
-    ),
     ("lsf", "spec.output.stdout"): (
         "/",
         "bsub reads an `-o` path that ends in `/` as a folder for `%J.out`: no warning",

@@ -32,6 +32,7 @@ from bammmc.frontends.flux_lang import (
     FluxLangError,
     constraint_from_splat,
     constraint_to_splat,
+    mustache_parts,
     parse_dependency,
     parse_fsd,
     parse_requires,
@@ -310,12 +311,18 @@ def _env(occ: Occurrence, b: _Builder) -> None:
     value = occ.value or ""
     spec = b.data.setdefault("spec", {})
     kept = spec.get("extensions", {}).get("flux", {}).get("batch_options", {}).get("env")
-    literal = "$" not in value.replace("$$", "")  # `$$` is a literal `$` in an --env rule
-    if _ENV_SET.match(value) and literal and "{{" not in value and not kept:
-        key, _, val = value.partition("=")
+    key, _, val = value.partition("=")
+    if "{{" in value:
+        # flux-core hands such a rule to the job shell as a mustache template and substitutes
+        # no `$` in it: without a tag it is its own text
+        literal = mustache_parts(val) == [("text", val)] and "{{" not in key
+    else:
+        # flux substitutes `$NAME` in the value alone (`$$` is a `$`); the name is as written
+        literal = "$" not in val.replace("$$", "")
+    if _ENV_SET.match(value) and literal and not kept:
         # set in the map itself: a name may hold a `.`, which `b.set` reads as a path
         env = spec.setdefault("execution", {}).setdefault("environment", {})
-        env.setdefault("vars", {})[key] = val.replace("$$", "$")
+        env.setdefault("vars", {})[key] = val if "{{" in value else val.replace("$$", "$")
         path = f"spec.execution.environment.vars.{key}"
         b.source_map.add(path, occ.span, occ.value_span or occ.span)
         return
