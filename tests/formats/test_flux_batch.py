@@ -192,6 +192,11 @@ LOWER_CASES: list[tuple[str, str | None, Any]] = [
     ("--env=-LD_PRELOAD", "extensions.flux.env_unset", ["LD_PRELOAD"]),
     ("--env=0=1", "execution.environment.vars", {"0": "1"}),
     ("--env=a.b=1", "execution.environment.vars", {"a.b": "1"}),
+    # flux/job/_utils.py get_filtered_environment: `$` is substituted in the value alone, and
+    # a value holding `{{` goes to the job shell's mustache renderer as it is
+    ("--env=A$B=1", "execution.environment.vars", {"A$B": "1"}),
+    ("--env=X=a{{b$HOME", "execution.environment.vars", {"X": "a{{b$HOME"}),
+    ("--env=X={{id}}", "extensions.flux.batch_options.env", ["X={{id}}"]),
     ("--env=-LD_*", "extensions.flux.batch_options.env", ["-LD_*"]),
     ("--input=in.txt", "execution.stdin", "in.txt"),
     # an idset names the ranks that get stdin (flux-core tries `IDset(input)` first)
