@@ -1312,6 +1312,9 @@ class LsfWriter(LossReports):
         if '"' in value:
             self.lost(path, f'the job name `{value}` holds `"`, which `-w` cannot quote')
             return None
+        if "*" in value:  # IBM bsub -w: `"name*"` waits for every job whose name matches
+            self.lost(path, f"the job name `{value}` holds `*`, which `-w` reads as a wildcard")
+            return None
         if "[" in value or "]" in value:  # `"name[1-9]"` is elements 1-9 of the array `name`
             self.lost(path, f"the job name `{value}` holds brackets: `-w` reads array elements")
             return None
@@ -1429,7 +1432,15 @@ class LsfWriter(LossReports):
             shown = ", ".join(f"`{{{v}}}`" for v in missing)
             self.approximated(field, f"LSF cannot put {shown} in an output path; `%J` is used")
             mapping.update({v: "%J" for v in missing})
-        self.opt(name, template.render(mapping), field)
+        text = template.render(mapping)
+        if text.endswith("/"):  # bsub reads it as a folder for its own `<job id>.out`
+            text += "%J." + ("out" if name[0] == "o" else "err")
+            self.approximated(
+                field,
+                f"bsub reads a path ending in `/` as a folder and writes `%J.{text[-3:]}` in "
+                f"it: `-{name} {text}` names that file",
+            )
+        self.opt(name, text, field)
 
     def notifications(self) -> None:
         note = self.spec.notifications

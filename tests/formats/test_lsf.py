@@ -472,6 +472,15 @@ def test_quoted_digit_name_stays_a_name() -> None:
     assert ("W201", "spec.dependencies[0]") in codes(diags)
 
 
+def test_wildcard_name_is_not_written() -> None:
+    """IBM bsub -w: a `*` at the end of a job name means every job whose name starts so; a
+    SPLAT job name is one job, so a name with `*` is lost (W201), not widened."""
+    job = splat("  dependencies:\n    - scheme: afterok\n      value: 'prep*'\n")
+    out, diags = bammmc.emit(job, "lsf")
+    assert out is not None and "-w" not in out
+    assert ("W201", "spec.dependencies[0]") in codes(diags)
+
+
 def test_slurm_array_element_dependency() -> None:
     out, diags = bammmc.convert(SH + "#SBATCH --dependency=afterok:123_4:9_*\nx\n", "slurm", "lsf")
     assert out is not None and "#BSUB -w 'done(\"123[4]\") && done(9)'\n" in out
@@ -573,6 +582,15 @@ def test_path_patterns() -> None:
         ("E140", "spec.execution.workingDir"),
         ("E140", "spec.execution.stdin"),
     ]
+
+
+def test_folder_path_names_the_file() -> None:
+    """IBM ("Specifying a directory for job output"): `-o dir/` writes `dir/<job id>.out`; a
+    SPLAT path ending in `/` is written as that file, with a W301 that says so."""
+    job = splat("  execution:\n    script: x\n  output:\n    stdout: logs/\n    stderr: e/\n")
+    out, diags = bammmc.emit(job, "lsf")
+    assert out is not None and '#BSUB -oo "logs/%J.out"\n' in out and '-eo "e/%J.err"\n' in out
+    assert codes(diags) == [("W301", "spec.output.stdout"), ("W301", "spec.output.stderr")]
 
 
 def test_array_job_id_and_index() -> None:

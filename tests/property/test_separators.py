@@ -28,16 +28,7 @@ from tests.property.injection_fields import display, string_leaves
 TARGETS = ["slurm", "pbs", "torque", "lsf", "sge", "htcondor", "flux-batch", "flux"]
 
 #: (target, leaf) -> (a value that shows it, what is wrong)
-OPEN: dict[tuple[str, str], tuple[str, str]] = {
-    ("lsf", "spec.output.stdout"): (
-        "/",
-        "bsub reads an `-o` path that ends in `/` as a folder for `%J.out`: no warning",
-    ),
-    ("lsf", "spec.dependencies[].value"): (
-        "+`*></.",
-        'a job name of `done("…")` with `*`, `<`, `>` reads back as another dependency',
-    ),
-}
+OPEN: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 @pytest.fixture(scope="module")
