@@ -178,10 +178,9 @@ def _condor() -> Callable[[str], Any]:
     import importlib.util
 
     os.environ.setdefault("CONDOR_CONFIG", os.devnull)
-    spec = importlib.util.spec_from_file_location(
-        "bammmc_judge_condor", ORACLES / "htcondor" / "check.py"
-    )
-    if spec is None or spec.loader is None:
+    path = ORACLES / "htcondor" / "check.py"
+    spec = importlib.util.spec_from_file_location("bammmc_judge_condor", path)
+    if not path.is_file() or spec is None or spec.loader is None:
         raise Unavailable("no HTCondor oracle")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -206,10 +205,9 @@ def _condor() -> Callable[[str], Any]:
 def _flux_batch() -> Callable[[str], Any]:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "bammmc_judge_flux", ORACLES / "flux" / "check-batch.py"
-    )
-    if spec is None or spec.loader is None:
+    path = ORACLES / "flux" / "check-batch.py"
+    spec = importlib.util.spec_from_file_location("bammmc_judge_flux", path)
+    if not path.is_file() or spec is None or spec.loader is None:
         raise Unavailable("no Flux oracle")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
