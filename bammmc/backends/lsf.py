@@ -1434,11 +1434,12 @@ class LsfWriter(LossReports):
             mapping.update({v: "%J" for v in missing})
         text = template.render(mapping)
         if text.endswith("/"):  # bsub reads it as a folder for its own `<job id>.out`
-            text += "%J." + ("out" if name[0] == "o" else "err")
+            default = "%J." + ("out" if name[0] == "o" else "err")
+            text += default
             self.approximated(
                 field,
-                f"bsub reads a path ending in `/` as a folder and writes `%J.{text[-3:]}` in "
-                f"it: `-{name} {text}` names that file",
+                f"bsub reads a path ending in `/` as a folder and writes `{default}` in it: "
+                f"`-{name} {text}` names that file",
             )
         self.opt(name, text, field)
 
