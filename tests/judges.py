@@ -64,7 +64,9 @@ ORACLES = ROOT.parent / "shared" / "oracles"
 SEPARATORS = ",:;=+&|?!@#%*()[]{}<>/\\'\"$`~^ \t-."
 #: the targets whose only real parser is sbatch's translation of their directives: sbatch's
 #: tokenizer takes `\` as an escape inside quotes and `#` as the start of a comment, which
-#: qsub's does not (pbs.md §1.1), so a value with either is judged by our own reader only
+#: qsub's does not (pbs.md §1.1), and it stops with "Unexpected `:`" at a word that starts with
+#: `:` (src/sbatch/opt.c `_get_argument`: its heterogeneous-job separator), which qsub and bsub
+#: take as text; a value with any of them is judged by our own reader only
 SBATCH_TRANSLATED = frozenset({"pbs", "torque", "lsf"})
 #: letters around them (never the plain value's)
 LETTERS = "ab9"
@@ -324,6 +326,22 @@ def _without_constraint_form(reading: Any) -> Any:
     return reading
 
 
+def _argument_words(reading: Any) -> Any:
+    """The reading with `spec.execution.arguments` as its shell words (`a\tb` and `a b` are the
+    same two arguments; a writer that joins words with its own blank changes none)."""
+    execution = (reading.get("spec") or {}).get("execution") if isinstance(reading, dict) else None
+    text = execution.get("arguments") if isinstance(execution, dict) else None
+    if not isinstance(text, str):
+        return reading
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return reading  # not shell words: compared as text
+    reading = copy.deepcopy(reading)
+    reading["spec"]["execution"]["arguments"] = words
+    return reading
+
+
 def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | None) -> str | None:
     """What is wrong with writing the job with ``leaf`` = ``value`` as ``target`` (None: it is
     refused, or it changes nothing but the value). ``table`` is the target's real parser
@@ -349,7 +367,9 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
     # a feature expression's `&|()` are SPLAT's own syntax, which a writer translates into the
     # target's structure (Flux: one `properties` entry per name): our reader judges it alone
     expression = display(leaf) == "spec.placement.constraint" and set("&|()") & set(value)
-    translated = target in SBATCH_TRANSLATED and {"\\", "#"} & set(value)
+    translated = target in SBATCH_TRANSLATED and (
+        bool({"\\", "#"} & set(value)) or re.search(r"(^|\s):", value) is not None
+    )
     if table is not None and not translated and not expression:
         got = flat(table(text))
         # an entry named by the value (a map key: a file, a variable) is named by the payload
@@ -366,13 +386,11 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
     read = to_builtins(back)
     # a word of the script is quoted for the shell (`exec '!a'`)
     spellings = [value, shlex.quote(value)]
-    if display(leaf) == "spec.execution.arguments" and value != value.strip():
-        with contextlib.suppress(ValueError):  # blanks around shell words are no word
-            if shlex.split(value) == shlex.split(value.strip()):
-                spellings += [value.strip(), shlex.quote(value.strip())]
     if display(leaf) == "spec.placement.constraint":  # an expression: blanks around it are none
         spellings.append(value.strip())
     variants = [_expected(ref_back, plain, v) for v in spellings]
+    if display(leaf) == "spec.execution.arguments":  # shell words: the blanks between are none
+        read, variants = _argument_words(read), [_argument_words(v) for v in variants]
     if expression:  # the target's own form of the expression is its structure, not the text
         read, variants = (
             _without_constraint_form(read),
