@@ -178,6 +178,18 @@ READ = [
         "-W stagein=in.dat@host:/data/in.dat",
         spec(fileStaging={"inputs": [{"src": "host:/data/in.dat", "dst": "in.dat"}]}),
     ),
+    # the documented quotes around a list of entries are syntax; a quote in a path is text
+    # (qsub's parse_equal_string reads a value as quoted only when it starts with a quote)
+    (
+        "pbs",
+        '-W stageout="a@h:/x,b@h:/y"',
+        spec(fileStaging={"outputs": [{"src": "a", "dst": "h:/x"}, {"src": "b", "dst": "h:/y"}]}),
+    ),
+    (
+        "pbs",
+        """-W 'stageout=p1@h:"x"'""",
+        spec(fileStaging={"outputs": [{"src": "p1", "dst": 'h:"x"'}]}),
+    ),
     ("pbs", "-h -r n", spec(schedule={"hold": True}, lifecycle={"requeueOnFailure": False})),
     ("pbs", "-a 202603010800", spec(schedule={"beginAfter": "2026-03-01T08:00:00"})),
     ("pbs", "-a 0800", spec(extensions={"pbs": {"begin": "0800"}})),

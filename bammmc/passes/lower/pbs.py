@@ -361,7 +361,11 @@ def _attributes(occ: Occurrence, b: _Builder) -> None:
                 )
             _ext(b, name, value, occ)
         elif name in ("stagein", "stageout"):
-            entries = [e for e in value.strip("\"'").split(",") if e]
+            # qsub's `parse_equal_string()` (pbs.md §6) reads a value that starts with a quote
+            # as quoted, up to the same quote; a quote anywhere else is a path's own text
+            if len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]:
+                value = value[1:-1]
+            entries = [e for e in value.split(",") if e]
             _ext(b, name, entries, occ)
             staged = []
             for entry in entries:
