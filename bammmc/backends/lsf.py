@@ -44,6 +44,7 @@ from bammmc.backends.container import (
 )
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.lsf import ID_LIKE
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Job, LsfComputeUnit, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
@@ -1295,11 +1296,11 @@ class LsfWriter(LossReports):
     def job_ref(self, value: str, path: str) -> str | None:
         """A `-w` job: an id, `"123[4]"` for an array element (Slurm's `123_4`), `"name"` for
         a name (always quoted: a name starting with a digit must be, and `"123"` — a quoted
-        value — is the job *named* 123)."""
+        value — is the job *named* 123, as the reader spells it; any other `"` is the name's)."""
         if value.isdigit():
             return value
-        if len(value) > 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
-            return value
+        if value[:1] == value[-1:] == '"' and ID_LIKE.fullmatch(value[1:-1]):
+            return value  # the reader's spelling of a name that looks like an id
         element = ARRAY_ELEMENT.fullmatch(value)
         if element is not None:
             job, index = element.groups()

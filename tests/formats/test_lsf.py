@@ -472,6 +472,16 @@ def test_quoted_digit_name_stays_a_name() -> None:
     assert ("W201", "spec.dependencies[0]") in codes(diags)
 
 
+def test_quoted_name_that_is_no_id_is_the_names_own_text() -> None:
+    """Only a name that looks like an id is spelled `"123"` in the IR (the reader's
+    convention); any other `"` belongs to the name, which `-w` cannot quote: lost (W201), not
+    written as the name without its quotes (found by the separator survey)."""
+    job = splat("  dependencies:\n    - scheme: afterok\n      value: '\"prep\"'\n")
+    out, diags = bammmc.emit(job, "lsf")
+    assert out is not None and "-w" not in out
+    assert ("W201", "spec.dependencies[0]") in codes(diags)
+
+
 def test_wildcard_name_is_not_written() -> None:
     """IBM bsub -w: a `*` at the end of a job name means every job whose name starts so; a
     SPLAT job name is one job, so a name with `*` is lost (W201), not widened."""

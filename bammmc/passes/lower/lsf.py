@@ -22,6 +22,7 @@ from typing import Any, Final
 import msgspec
 
 from bammmc.diagnostics.model import Reporter, Span
+from bammmc.facts.lsf import ID_LIKE
 from bammmc.frontends.lsf import LsfScript, values
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -45,8 +46,6 @@ UNITS: Final = {u: 1024 ** (i + 1) for i, u in enumerate("KMGTPEZ")}
 SITE_UNITS: Final = ("KB", "MB", "GB", "TB", "PB", "EB")
 #: -w conditions that are a portable dependency scheme
 SCHEMES: Final = {"done": "afterok", "exit": "afternotok", "ended": "afterany", "started": "after"}
-#: a quoted `-w` job name that the portable value would take for a job id keeps its quotes
-ID_LIKE: Final = re.compile(r"[0-9]+(?:_(?:[0-9]+|\*|\[.*\]))?")
 #: `-cwd` patterns (IBM bsub -cwd): `%J`, `%JG`, `%I`, `%EJ`, `%EI`, `%P`, `%U`, `%G`, `%H`
 CWD_PATTERN: Final = re.compile(r"%(?:JG|EJ|EI|[JIPUGH])")
 #: `-i` patterns: `%J` and `%I`
