@@ -50,10 +50,17 @@ from bammmc.backends.container import (
 )
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.sge import (
+    ACCOUNT_REFUSES,
+    QUEUE_REFUSES,
+    RESERVED_NAMES,
+    WILDCARDS,
+    is_pattern,
+)
 from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
-from bammmc.ir.values import IndexSpec, Size, Template
+from bammmc.ir.values import IndexSpec, Size, Template, is_digits
 
 #: qsub options and how many words of value each takes (submit(1), sge.md §3). ``-binding``
 #: takes one or two (an optional `env|pe|set` first).
@@ -317,7 +324,9 @@ CAPABILITIES: Final = Capabilities(
         "spec.schedule.qos": lost("qsub has no option for it"),
         "spec.schedule.partition": EXACT,
         "spec.schedule.hold": EXACT,
-        "spec.schedule.reservation": EXACT,
+        "spec.schedule.reservation": exact(
+            "", ("a reservation name: `-ar` takes the id `qrsub` prints", "W201")
+        ),
         "spec.schedule.beginAfter": approx("written in UTC; qsub reads local time"),
         "spec.schedule.deadline": lost("qsub has no option for it"),
         "spec.schedule.walltimeMin": lost("qsub has no option for it"),
@@ -810,12 +819,15 @@ class SgeWriter(LossReports):
         name = "".join(c if c in NAME_CHARS else "_" for c in meta.name)
         # the qmaster refuses a name that starts with a digit ("not a valid object name
         # (cannot start with a digit)", checked with the Grid Engine oracle)
-        name = ("_" + name if name[:1].isdigit() else name)[: self.NAME_LIMIT]
+        # nor one of its keywords ("Keyword ("ALL") not allowed as objectname")
+        reserved = name.lower() in RESERVED_NAMES
+        name = ("_" + name if name[:1].isdigit() or reserved else name)[: self.NAME_LIMIT]
         if name != meta.name:
             self.approximated(
                 "metadata.name",
                 f"`{meta.name}` written as `{name}` (letters, digits and `+_.-`, not a digit "
-                f"first, at most {self.NAME_LIMIT} characters)",
+                f"first, not `ALL`, `NONE` or `TEMPLATE`, at most {self.NAME_LIMIT} "
+                "characters)",
             )
         if name:
             self.opt("N", name, path="metadata.name")
@@ -824,10 +836,19 @@ class SgeWriter(LossReports):
         ext = self.ext
         band = self.options.band
         queue = sched.queue or sched.partition
-        if queue is not None:
+        if queue is not None and not refuse_separator(
+            self.reporter,
+            "spec.schedule.queue" if sched.queue else "spec.schedule.partition",
+            queue,
+            QUEUE_REFUSES,
+            "a Grid Engine queue list (`-q`)",
+            "no cluster queue's name holds it (queue_conf(5)): the qmaster would match no "
+            "queue, or after a `!` every queue",
+            help="name the queue",
+        ):
             self.opt("q", queue, path="spec.schedule.queue")
         if sched.account is not None:
-            self.opt("A", sched.account, path="spec.schedule.account")
+            self.account(sched.account)
         if sched.project is not None:
             self.opt("P", sched.project, path="spec.schedule.project")
         native = ext.priority
@@ -864,8 +885,14 @@ class SgeWriter(LossReports):
             self.opt("a", value.strftime("%Y%m%d%H%M.%S"), path="spec.schedule.beginAfter")
         if ext.deadline is not None and self.datetime(ext.deadline, "spec.extensions.sge.deadline"):
             self.opt("dl", ext.deadline, path="spec.extensions.sge.deadline")
-        if sched.reservation is not None:
+        if sched.reservation is not None and is_digits(sched.reservation):
             self.opt("ar", sched.reservation, path="spec.schedule.reservation")
+        elif sched.reservation is not None:  # the qmaster refuses the job for it
+            self.lost(
+                "spec.schedule.reservation",
+                f"`{sched.reservation}` is a name, and Grid Engine's `-ar` takes the id of an "
+                "advance reservation (the number `qrsub` prints)",
+            )
         if sched.walltime is not None:
             self.opt("l", f"h_rt={sge_time(sched.walltime.seconds)}", path="spec.schedule.walltime")
         if ext.s_rt is not None:
@@ -883,6 +910,24 @@ class SgeWriter(LossReports):
         ):
             if getattr(sched, key) is not None:
                 self.lost(path, "qsub has no option for it")
+
+    def account(self, account: str) -> None:
+        """`-A`, or an E140 for an account string the qmaster refuses (the whole job)."""
+        field = "spec.schedule.account"
+        if account.lower() in RESERVED_NAMES:
+            self.unwritable(field, f"the account `{account}`", "is a name Grid Engine reserves")
+            return
+        if refuse_separator(
+            self.reporter,
+            field,
+            account,
+            ACCOUNT_REFUSES,
+            "a Grid Engine account string (`-A`)",
+            'the qmaster refuses the job ("… not allowed in objectname")',
+            help="change the account",
+        ):
+            return
+        self.opt("A", account, path=field)
 
     def datetime(self, value: str, path: str) -> bool:
         """`[[CC]YY]MMDDhhmm[.SS]`, or an E140."""
@@ -1107,6 +1152,18 @@ class SgeWriter(LossReports):
         for i, dep in enumerate(self.spec.dependencies or ()):
             path = f"spec.dependencies[{i}]"
             if dep.scheme in ("afterany", "afterok") and dep.value:
+                # a name: written so, the qmaster would take it for a pattern of names
+                if is_pattern(dep.value) and refuse_separator(
+                    self.reporter,
+                    path,
+                    dep.value,
+                    WILDCARDS,
+                    "a `-hold_jid` job reference",
+                    "the qmaster reads `*`, `?`, `[…]` and `\\` as a pattern, which holds the "
+                    "job for every job whose name it matches",
+                    help="rename the job it waits for",
+                ):
+                    continue
                 ids.append(dep.value)
                 if dep.scheme == "afterok":
                     self.approximated(
@@ -1118,8 +1175,6 @@ class SgeWriter(LossReports):
                 self.lost(path, dependency_gap(dep, "Grid Engine"))
         refs = ids
         if ext.hold_jid is not None:  # patterns, in their order, with the ids and names
-            from bammmc.passes.lower.sge import is_pattern
-
             # an id or name the portable list no longer has was taken out of it
             gone = [r for r in ext.hold_jid if not is_pattern(r) and r not in ids]
             if gone:
@@ -1241,6 +1296,20 @@ class SgeWriter(LossReports):
                 f"{shown} written as `_`: qsub reads `host:path,…` lists and expands `$` names",
             )
         text = "".join(chars)
+        if text.startswith("~"):  # the execd expands a leading `~` to a home directory
+            text = "./" + text
+            self.approximated(
+                field,
+                f"written `{text}`: Grid Engine reads a leading `~` as a home directory",
+            )
+        if text.endswith("/"):  # a folder: the execd writes its default name in it
+            default = f"$JOB_NAME.{letter}$JOB_ID" + (".$TASK_ID" if self.indices else "")
+            text += default
+            self.approximated(
+                field,
+                f"Grid Engine reads a path ending in `/` as a folder and writes `{default}` "
+                f"in it: `-{letter} {text}` names that file",
+            )
         # `[[host]:]path`: after an empty host, a `:` is the path's own (see `host_path`)
         self.opt(letter, ":" + text if ":" in text else text, path=field)
 

@@ -19,6 +19,7 @@ from bammmc.frontends.sge import scan
 from bammmc.passes.lower.sge import lower
 from tests.formats.honest import losses
 from tests.formats.separators import directives, refused
+from tests.formats.separators import emit as write_spec
 from tests.formats.test_slurm import spec, subset
 
 SH = "#!/bin/bash\n"
@@ -304,22 +305,24 @@ def test_writer_canonical_text() -> None:
 def test_writer_sanitizes_names_and_quotes_values() -> None:
     job, _ = bammmc.parse(
         "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: 'my run/a'\n"
-        "spec:\n  schedule:\n    queue: 'a b'\n",
+        "spec:\n  execution:\n    workingDir: '/a b'\n",
         "splat",
     )
     assert job is not None
     out, diags = bammmc.emit(job, "sge")
     assert out is not None
-    assert "#$ -N my_run_a\n" in out and '#$ -q "a b"\n' in out
+    assert "#$ -N my_run_a\n" in out and '#$ -wd "/a b"\n' in out
     assert [(d.code, d.field) for d in diags] == [("W301", "metadata.name")]
 
 
 @pytest.mark.parametrize(
-    ("name", "written"), [("9", "_9"), ("2024-run", "_2024-run"), ("a9", "a9")]
+    ("name", "written"),
+    [("9", "_9"), ("2024-run", "_2024-run"), ("a9", "a9"), ("all", "_all"), ("None", "_None")],
 )
 def test_a_name_never_starts_with_a_digit(name: str, written: str) -> None:
     """The qmaster refuses `-N 9` ("not a valid object name (cannot start with a digit)",
-    the Grid Engine oracle; found by tests/property/test_separators.py)."""
+    the Grid Engine oracle; found by tests/property/test_separators.py) and `-N all`
+    ("Keyword ("ALL") not allowed as objectname": `ALL`, `NONE`, `TEMPLATE` in any case)."""
     job, _ = bammmc.parse(
         f"apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata:\n  name: '{name}'\n"
         'spec:\n  execution:\n    script: "echo"\n',
@@ -848,6 +851,26 @@ UNWRITABLE_SGE = [
     ),
     ("{resources: {tasks: 2}, extensions: {sge: {pe: 'smp x'}}}", "spec.extensions.sge.pe", " "),
     ("{resources: {tasks: 2}, extensions: {sge: {pe: 'a,b'}}}", "spec.extensions.sge.pe", ","),
+    # the qmaster refuses the whole job for an account string with one of `QSUB_TABLE`'s
+    # characters ("Slash ('/') not allowed in objectname", the Grid Engine oracle)
+    ("{schedule: {account: 'lab/a'}}", "spec.schedule.account", "/"),
+    ("{schedule: {account: 'lab:a'}}", "spec.schedule.account", ":"),
+    ("{schedule: {account: 'a@b'}}", "spec.schedule.account", "@"),
+    ("{schedule: {account: 'a*'}}", "spec.schedule.account", "*"),
+    # the oracle's qmaster fails on a blank ("Error reading answer list from qmaster")
+    ("{schedule: {account: 'lab a'}}", "spec.schedule.account", " "),
+    # a `-hold_jid` name with a pattern character waits for every job whose name it matches
+    (
+        "{dependencies: [{scheme: afterany, value: 'prep[1]'}]}",
+        "spec.dependencies[0]",
+        "[",
+    ),
+    ("{dependencies: [{scheme: afterok, value: 'run*'}]}", "spec.dependencies[0]", "*"),
+    # no cluster queue is named with a blank, `\\` or `{`: the qmaster would match none, or
+    # after a `!` (negation) every queue (`-q '!9\\'` was accepted by the oracle)
+    ("{schedule: {partition: '!9\\\\'}}", "spec.schedule.partition", "\\"),
+    ("{schedule: {queue: 'a b'}}", "spec.schedule.queue", " "),
+    ("{schedule: {queue: 'a{b'}}", "spec.schedule.queue", "{"),
 ]
 
 
@@ -879,3 +902,54 @@ def test_a_colon_in_a_path_follows_an_empty_host(
         assert "extensions" not in job["spec"]  # one path on no host: the portable field
     else:
         assert job["spec"]["output"]["stdout"] == "out:1.txt"
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        # the execd expands a leading `~` to the home directory (sge.md §3)
+        ("~out.txt", "#$ -o ./~out.txt"),
+        ("~/logs/x.out", "#$ -o ./~/logs/x.out"),
+        # a path ending in `/` is a folder, in which the execd writes its default name
+        ("logs/", "#$ -o logs/$JOB_NAME.o$JOB_ID"),
+    ],
+)
+def test_an_output_path_is_written_as_the_same_file(path: str, line: str) -> None:
+    """Found by the 100k separator survey (tools/injection_survey.py --target sge)."""
+    text, diags = write_spec(
+        f"{{output: {{stdout: '{path}'}}, execution: {{script: echo}}}}", "sge"
+    )
+    assert text is not None and line + "\n" in text
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
+
+
+def test_an_array_folder_path_names_each_tasks_default_file() -> None:
+    written = directives(
+        "{array: {indices: '1-3'}, output: {stdout: 'logs/'}, execution: {script: 'echo'}}",
+        "sge",
+    )
+    assert "#$ -o logs/$JOB_NAME.o$JOB_ID.$TASK_ID" in written
+
+
+@pytest.mark.parametrize(
+    ("reservation", "line", "codes"),
+    [("42", "#$ -ar 42", []), ("maint", None, [("W201", "spec.schedule.reservation")])],
+)
+def test_a_reservation_is_written_by_its_id_only(
+    reservation: str, line: str | None, codes: list[tuple[str, str]]
+) -> None:
+    """`-ar` takes an advance reservation's id: `-ar maint` makes qsub refuse the job ("invalid
+    advance reservation id, must be an unsigned integer", the Grid Engine oracle)."""
+    text, diags = write_spec(
+        f"{{schedule: {{reservation: '{reservation}'}}, execution: {{script: echo}}}}", "sge"
+    )
+    assert text is not None
+    assert [x for x in text.splitlines() if x.startswith("#$ -ar")] == ([line] if line else [])
+    assert [(d.code, d.field) for d in diags] == codes
+
+
+def test_an_account_grid_engine_reserves_is_refused() -> None:
+    """`-A none` makes the qmaster refuse the job ("Keyword ("NONE") not allowed as
+    objectname", the Grid Engine oracle)."""
+    errors = refused("{schedule: {account: None}}", "sge")
+    assert [(code, field) for code, field, _ in errors] == [("E140", "spec.schedule.account")]

@@ -45,6 +45,7 @@ from bammmc.backends.sge import (
     slot_minimum,
 )
 from bammmc.diagnostics.model import Reporter, Span
+from bammmc.facts.sge import is_pattern
 from bammmc.frontends.sge import SgeScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -57,22 +58,12 @@ from bammmc.ir.values import (
     Size,
     Template,
     ValueSyntaxError,
-    is_digits,
 )
 from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
 #: options whose repetitions add up instead of replacing each other (parse_job_cull.c)
 ACCUMULATE: Final = frozenset({"v", "hold_jid", "hold_jid_ad", "m", "M"})
-#: the pattern characters of a `wc_job` (formats/sge.md §2, sge_types(1): `*`, `?`, `[...]`,
-#: and `\` to escape one): a job reference holding one is a pattern, not a job name
-WILDCARDS: Final = "*?[]\\"
-
-
-def is_pattern(ref: str) -> bool:
-    """Is this `-hold_jid` reference a wildcard pattern (only Grid Engine matches it), not a
-    job id or name (the portable dependency's value)?"""
-    return not is_digits(ref) and any(c in ref for c in WILDCARDS)
 
 
 #: options qsub applies before it handles `-clear`, so an earlier `-clear` does not drop them
