@@ -39,6 +39,8 @@ from bammmc.backends.common import (
     report_foreign,
     report_shadowed,
     report_unsupported,
+    separator_in,
+    shown_char,
     spec_without_script,
 )
 from bammmc.backends.container import (
@@ -836,15 +838,12 @@ class SgeWriter(LossReports):
         ext = self.ext
         band = self.options.band
         queue = sched.queue or sched.partition
-        if queue is not None and not refuse_separator(
-            self.reporter,
+        if queue is not None and not self.unnamed(
             "spec.schedule.queue" if sched.queue else "spec.schedule.partition",
             queue,
             QUEUE_REFUSES,
-            "a Grid Engine queue list (`-q`)",
-            "no cluster queue's name holds it (queue_conf(5)): the qmaster would match no "
-            "queue, or after a `!` every queue",
-            help="name the queue",
+            "no cluster queue's name holds {c} (queue_conf(5)): `-q` would match no queue, or "
+            "after a `!` every queue",
         ):
             self.opt("q", queue, path="spec.schedule.queue")
         if sched.account is not None:
@@ -912,22 +911,26 @@ class SgeWriter(LossReports):
                 self.lost(path, "qsub has no option for it")
 
     def account(self, account: str) -> None:
-        """`-A`, or an E140 for an account string the qmaster refuses (the whole job)."""
+        """`-A`, unless the qmaster would refuse the whole job for the account string."""
         field = "spec.schedule.account"
         if account.lower() in RESERVED_NAMES:
-            self.unwritable(field, f"the account `{account}`", "is a name Grid Engine reserves")
-            return
-        if refuse_separator(
-            self.reporter,
+            self.lost(field, f"`{account}` is a name Grid Engine reserves: the qmaster refuses it")
+        elif not self.unnamed(
             field,
             account,
             ACCOUNT_REFUSES,
-            "a Grid Engine account string (`-A`)",
-            'the qmaster refuses the job ("… not allowed in objectname")',
-            help="change the account",
+            'the qmaster refuses an account string with {c} ("… not allowed in objectname")',
         ):
-            return
-        self.opt("A", account, path=field)
+            self.opt("A", account, path=field)
+
+    def unnamed(self, field: str, value: str, chars: str, why: str) -> bool:
+        """W201 when ``value`` holds one of ``chars``, which the Grid Engine object it names
+        cannot have (``why``, with `{c}` for the character): True when so dropped."""
+        # a line break no `#$` line can carry: the E140 of `words`
+        c = None if "\n" in value or "\r" in value else separator_in(value, chars)
+        if c is not None:
+            self.lost(field, why.format(c=shown_char(c)))
+        return c is not None
 
     def datetime(self, value: str, path: str) -> bool:
         """`[[CC]YY]MMDDhhmm[.SS]`, or an E140."""
@@ -1153,15 +1156,12 @@ class SgeWriter(LossReports):
             path = f"spec.dependencies[{i}]"
             if dep.scheme in ("afterany", "afterok") and dep.value:
                 # a name: written so, the qmaster would take it for a pattern of names
-                if is_pattern(dep.value) and refuse_separator(
-                    self.reporter,
+                if is_pattern(dep.value) and self.unnamed(
                     path,
                     dep.value,
                     WILDCARDS,
-                    "a `-hold_jid` job reference",
-                    "the qmaster reads `*`, `?`, `[…]` and `\\` as a pattern, which holds the "
-                    "job for every job whose name it matches",
-                    help="rename the job it waits for",
+                    "`-hold_jid` reads a name with {c} as a pattern, which holds the job for "
+                    "every job whose name it matches",
                 ):
                     continue
                 ids.append(dep.value)
