@@ -1335,7 +1335,10 @@ class SgeWriter(LossReports):
                 if e not in MAIL_LETTERS:
                     self.lost("spec.notifications.events", f"Grid Engine has no mail on `{e}`")
             self.opt("m", letters_text or "n", path="spec.notifications.events")
-        if note is not None and note.email is not None:
+        if note is not None and note.email is not None and not note.email.strip(","):
+            # qsub refuses the job: "Wrong mail list format "," specified to -M option"
+            self.lost("spec.notifications.email", f"`{note.email}` holds no address")
+        elif note is not None and note.email is not None:
             self.opt("M", note.email, path="spec.notifications.email")
 
     def environment(self) -> None:

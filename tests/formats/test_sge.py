@@ -967,3 +967,12 @@ def test_a_reservation_is_written_by_its_id_only(
     assert text is not None
     assert [x for x in text.splitlines() if x.startswith("#$ -ar")] == ([line] if line else [])
     assert [(d.code, d.field) for d in diags] == codes
+
+
+def test_a_mail_list_without_an_address_is_lost() -> None:
+    """qsub refuses `-M ,` ("Wrong mail list format "," specified to -M option", the Grid
+    Engine oracle); an empty entry beside an address is nothing (`-M a@b,` mails `a@b`)."""
+    text, diags = write_spec("{notifications: {email: ','}, execution: {script: echo}}", "sge")
+    assert text is not None and "#$ -M" not in text
+    assert [(d.code, d.field) for d in diags] == [("W201", "spec.notifications.email")]
+    assert "#$ -M a@b," in directives("{notifications: {email: 'a@b,'}}", "sge")
