@@ -1335,11 +1335,24 @@ class SgeWriter(LossReports):
                 if e not in MAIL_LETTERS:
                     self.lost("spec.notifications.events", f"Grid Engine has no mail on `{e}`")
             self.opt("m", letters_text or "n", path="spec.notifications.events")
-        if note is not None and note.email is not None and not note.email.strip(","):
-            # qsub refuses the job: "Wrong mail list format "," specified to -M option"
-            self.lost("spec.notifications.email", f"`{note.email}` holds no address")
-        elif note is not None and note.email is not None:
-            self.opt("M", note.email, path="spec.notifications.email")
+        if note is not None and note.email is not None:
+            self.mail_list(note.email)
+
+    def mail_list(self, email: str) -> None:
+        """`-M user[@host],…`: qsub keeps an address with one `@` between a user and a host
+        (`a@b@c` and `a@@b` become `a@b`, `@b` and `a@` lose a part: the Grid Engine oracle),
+        and refuses a list of no address ("Wrong mail list format")."""
+        field = "spec.notifications.email"
+        entries = email.split(",")
+        bad = [a for a in entries if a.count("@") > 1 or a.startswith("@") or a.endswith("@")]
+        if bad:
+            self.lost(field, f"`{bad[0]}` is no `user[@host]` address: qsub would change it")
+            entries = [a for a in entries if a not in bad]
+        if not any(entries):
+            if not bad:
+                self.lost(field, f"`{email}` holds no address")
+            return
+        self.opt("M", ",".join(entries), path=field)
 
     def environment(self) -> None:
         ex = self.spec.execution

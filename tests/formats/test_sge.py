@@ -976,3 +976,19 @@ def test_a_mail_list_without_an_address_is_lost() -> None:
     assert text is not None and "#$ -M" not in text
     assert [(d.code, d.field) for d in diags] == [("W201", "spec.notifications.email")]
     assert "#$ -M a@b," in directives("{notifications: {email: 'a@b,'}}", "sge")
+
+
+@pytest.mark.parametrize(
+    ("email", "line"),
+    [("a@b@c,d@e", "#$ -M d@e"), ("@b,d", "#$ -M d"), ("a@,d", "#$ -M d"), ("@", None)],
+)
+def test_an_address_qsub_would_change_is_lost(email: str, line: str | None) -> None:
+    """qsub keeps `user@host` up to a second `@` (`a@b@c` and `a@@b` are `a@b`) and loses the
+    empty part of `@b` or `a@` (the Grid Engine oracle's record): such an address is dropped,
+    the rest is written."""
+    text, diags = write_spec(
+        f"{{notifications: {{email: '{email}'}}, execution: {{script: echo}}}}", "sge"
+    )
+    assert text is not None
+    assert [x for x in text.splitlines() if x.startswith("#$ -M")] == ([line] if line else [])
+    assert [(d.code, d.field) for d in diags] == [("W201", "spec.notifications.email")]
