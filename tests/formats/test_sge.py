@@ -226,6 +226,9 @@ DIAGNOSTICS = [
     ("#$ -j oe\n", ["E134"]),
     ("#$ -m xyz\n", ["E134"]),
     ("#$ -p 2000\n", ["E134"]),
+    # qsub: "invalid advance reservation id, must be an unsigned integer" (the oracle)
+    ("#$ -ar maint\n", ["E134"]),
+    ("#$ -ar -3\n", ["E134"]),
     ('#$ -N "my job"\n', ["E134"]),  # whitespace in a name (pitfall 31)
     ("#$ -N a/b\n", ["E134"]),
     ("#$ -foo\n", ["E130"]),

@@ -58,6 +58,7 @@ from bammmc.ir.values import (
     Size,
     Template,
     ValueSyntaxError,
+    is_digits,
 )
 from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
@@ -454,6 +455,14 @@ def _option(
     elif name == "P":
         b.set("spec.schedule.project", value, occ)
     elif name == "ar":
+        # qsub: "invalid advance reservation id, must be an unsigned integer"
+        if not is_digits(value):
+            raise _invalid(
+                reporter,
+                occ,
+                f"`-ar` takes the id of an advance reservation, not `{value}`",
+                "write the number `qrsub` printed, e.g. `-ar 42`",
+            )
         b.set("spec.schedule.reservation", value, occ)
     elif name == "p":
         if not INTEGER.fullmatch(value) or not -1023 <= whole(value, occ, reporter) <= 1024:
