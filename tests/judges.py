@@ -150,42 +150,134 @@ def _sbatch(env: dict[str, str]) -> Callable[[str], Any]:
     return table
 
 
-def _qsub(env: dict[str, str]) -> Callable[[str], Any]:
-    folder = Path(tempfile.mkdtemp(prefix="bammmc-judge-"))
+def _oracle_module(name: str, what: str) -> Any:
+    """The oracle's Python file ``name`` (under ../shared/oracles), loaded by path."""
+    import importlib.util
 
-    def table(text: str) -> Any:
-        path = folder / "job.sge"  # one name for every job: it is the default `-N`
-        path.write_text(text)
-        proc = subprocess.run(
-            [str(ORACLES / "sge" / "qsub-inspect"), "--raw", str(path)],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=folder,
-            timeout=60,
-            check=False,
-        )
-        if proc.returncode == 3:
-            raise Unavailable(proc.stderr.strip()[-200:])
-        data = json.loads(proc.stdout)
-        if not data.get("accepted"):
-            return {"refused": data.get("message")}
-        data["job"].pop("script_file", None)
-        return {"job": data["job"], "raw": data.get("raw")}
+    path = ORACLES / name
+    spec = importlib.util.spec_from_file_location("bammmc_judge_" + path.stem, path)
+    if not path.is_file() or spec is None or spec.loader is None:
+        raise Unavailable(f"no {what} oracle")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    return table
+
+#: the fields of a Grid Engine job record that name other jobs, resolved by the qmaster
+OTHER_JOBS = (
+    "hold_jid_resolved",
+    "JB_jid_predecessor_list",
+    "JB_jid_successor_list",
+    "JB_ja_ad_predecessor_list",
+    "JB_ja_ad_successor_list",
+)
+#: a qmaster's refusal of a job for naming a queue or reservation this cluster does not have:
+#: the cluster's answer, not the text's reading (the plain value `p1` names no queue here)
+UNKNOWN_OBJECT = re.compile(r"unknown queue|advance reservation id .* is invalid|invalid advance")
+
+
+def _lt(data: Any) -> Any:
+    """``data`` with qstat's `%lt;` read as the `<` the qmaster holds: its XML writer escapes
+    `<` so (`qstat -j ID` without `-xml` shows `x<y` where `-xml` has `x%lt;y`)."""
+    if isinstance(data, str):
+        return data.replace("%lt;", "<")
+    if isinstance(data, dict):
+        return {k: _lt(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_lt(v) for v in data]
+    return data
+
+
+class _Qsub:
+    """The Grid Engine qmaster's record of a job script, as qsub-inspect --raw reads it, made
+    in this process with the oracle's own module (sgeoracle.py) and in batches: the scripts of
+    :meth:`prefetch` are submitted one by one and read with one `qstat -j ID,ID,… -xml`, one
+    `qstat -s hu` and one `qdel` (qsub-inspect costs 0.18 s a script, most of it the three
+    commands and its Python start-up; the survey asks 10⁵ times)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        module = _oracle_module("sge/sgeoracle.py", "Grid Engine")
+        if "SGE_ORACLE_DIR" in env:  # the state start.sh said, not this process's own
+            module.__dict__["state_dir"] = lambda: env["SGE_ORACLE_DIR"]
+        self.sge: Any = module
+        try:
+            self.oracle = self.sge.Oracle()
+            self.anchor = self.oracle.anchor()
+        except self.sge.NotRunning as exc:
+            raise Unavailable(str(exc)) from exc
+        self.folder = Path(tempfile.mkdtemp(prefix="bammmc-judge-"))
+        self.known: dict[str, Any] = {}
+
+    def __call__(self, text: str) -> Any:
+        if text not in self.known:
+            if len(self.known) > 1000:
+                self.known.clear()
+            self.read([text])
+        return self.known[text]
+
+    def prefetch(self, texts: list[str]) -> None:
+        """Read the records of ``texts`` (a batch) into the cache, which keeps that batch."""
+        self.known = {t: self.known[t] for t in texts if t in self.known}
+        self.read(texts)
+
+    def read(self, texts: list[str]) -> None:
+        todo = list(dict.fromkeys(t for t in texts if t not in self.known))
+        jobs: dict[int, str] = {}
+        waiting = []
+        try:
+            # one path for every job: its name is the default `-N`, its folder the record's
+            # `cwd`; qsub sends the script to the qmaster, which keeps its own copy
+            path = self.folder / "job.sge"
+            for text in todo:
+                path.write_text(text)
+                args = ["-hold_jid", str(self.anchor), str(path)]  # the oracle's option last
+                _, out, err, job, proc = self.oracle.submit(args, cwd=self.folder)
+                if proc is not None:
+                    waiting.append(proc)
+                if job is None:
+                    message = "\n".join(
+                        line
+                        for line in (out + "\n" + err).splitlines()
+                        if line.strip() and not self.sge.is_submit_line(line)
+                    ).strip()
+                    if self.sge.unreachable(message):
+                        raise Unavailable(message[-200:])
+                    self.known[text] = {"refused": message}
+                else:
+                    jobs[job] = text
+            if not jobs:
+                return
+            ids = ",".join(map(str, jobs))
+            xml = self.oracle.run("qstat", "-j", ids, "-xml", timeout=60).stdout
+            held = self.oracle.run("qstat", "-s", "hu", "-u", "*", "-xml", timeout=60).stdout
+            import xml.etree.ElementTree as ET
+
+            for record in ET.fromstring(xml).findall("./djob_info/element"):
+                job = int(self.sge.txt(record, "JB_job_number"))
+                summary = self.sge.job_summary(record, drop_hold=self.anchor)
+                summary["hold"] = f"<JB_job_number>{job}</JB_job_number>" in held
+                raw = self.sge.job_raw(record)
+                for key in OTHER_JOBS:  # the jobs a `-hold_jid` pattern matched, or that match
+                    summary.pop(key, None)  # this one's name: the batch's, not the text's
+                    raw.pop(key, None)
+                # the summary has these whole: `user@host` entries (split here), the holds as
+                # requested (here with the anchor, as one element or a list of them)
+                raw.pop("JB_mail_list", None)
+                raw.pop("JB_jid_request_list", None)
+                summary.pop("script_file", None)
+                self.known[jobs[job]] = _lt({"job": summary, "raw": raw})
+            for job, text in jobs.items():
+                self.known.setdefault(text, {"refused": f"job {job}: no record"})
+        finally:
+            if jobs:
+                self.oracle.qdel(",".join(map(str, jobs)))
+            for proc in waiting:
+                self.sge.finish(proc)
 
 
 def _condor() -> Callable[[str], Any]:
-    import importlib.util
-
     os.environ.setdefault("CONDOR_CONFIG", os.devnull)
-    path = ORACLES / "htcondor" / "check.py"
-    spec = importlib.util.spec_from_file_location("bammmc_judge_condor", path)
-    if not path.is_file() or spec is None or spec.loader is None:
-        raise Unavailable("no HTCondor oracle")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _oracle_module("htcondor/check.py", "HTCondor")
     htcondor2 = module.htcondor2
 
     def table(text: str) -> Any:
@@ -205,14 +297,7 @@ def _condor() -> Callable[[str], Any]:
 
 
 def _flux_batch() -> Callable[[str], Any]:
-    import importlib.util
-
-    path = ORACLES / "flux" / "check-batch.py"
-    spec = importlib.util.spec_from_file_location("bammmc_judge_flux", path)
-    if not path.is_file() or spec is None or spec.loader is None:
-        raise Unavailable("no Flux oracle")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _oracle_module("flux/check-batch.py", "Flux")
     try:
         parser = module.load_parser()
     except SystemExit as exc:
@@ -241,7 +326,7 @@ def judges(slurm_env: dict[str, str] | None, sge_env: dict[str, str] | None) -> 
         sbatch = _sbatch(slurm_env)
         out.update(slurm=sbatch, pbs=sbatch, torque=sbatch, lsf=sbatch)
     if sge_env is not None:
-        out["sge"] = _qsub(sge_env)
+        out["sge"] = _Qsub(sge_env)
     for target, make in (("htcondor", _condor), ("flux-batch", _flux_batch)):
         with contextlib.suppress(Unavailable):
             out[target] = make()
@@ -314,6 +399,33 @@ def _reference(leaf: Leaf, target: str) -> tuple[str, Any] | None:
     return files[0][1], (to_builtins(back) if back is not None else None)
 
 
+@functools.lru_cache(maxsize=4096)
+def _plain_lost(leaf: Leaf, target: str) -> bool:
+    """Whether the writer drops the plain value of the leaf (W201) where it may write others:
+    Grid Engine's `-ar` takes a reservation's id, and `p1` is a name."""
+    written = _written(leaf, PLAIN_FOR.get(display(leaf), PLAIN), target)
+    own = _field_of(leaf)
+    return written is not None and any(
+        d.code == "W201" and d.field and related(own, schema_path(d.field)) for d in written[1]
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _written(leaf: Leaf, value: str, target: str) -> tuple[Any, list[Any]] | None:
+    """What the writer makes of the job with ``leaf`` = ``value`` (None: the IR refuses it)."""
+    job = job_of(leaf, value)
+    return None if job is None else bammmc.emit_files(job, target)
+
+
+def asked(leaf: Leaf, value: str, target: str) -> list[str]:
+    """The texts :func:`verdict` hands the target's parser for this value: a judge that reads
+    in batches (:class:`_Qsub`) reads them all at once first."""
+    written, reference = _written(leaf, value, target), _reference(leaf, target)
+    if written is None or reference is None or written[0] is None:
+        return []
+    return [written[0][0][1], reference[0]]
+
+
 def _without_constraint_form(reading: Any) -> Any:
     """The reading without Flux's RFC 31 object (`extensions.flux.constraints_spec`)."""
     flux = ((reading.get("spec") or {}).get("extensions") or {}).get("flux")
@@ -324,6 +436,27 @@ def _without_constraint_form(reading: Any) -> Any:
         if not ext["flux"]:
             del ext["flux"]
     return reading
+
+
+def _words(value: str) -> list[str]:
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return [value]  # not shell words: the writer refuses it or keeps it whole
+
+
+def _spread(data: Any, plain: str, items: list[str]) -> Any:
+    """``data`` with each list item ``plain`` replaced by ``items``: a value that is a list in
+    SPLAT (the shell words of the arguments, the addresses of `a,b`) is one item of the
+    target's list per element (Flux's `command`, Grid Engine's mail list)."""
+    if isinstance(data, dict):
+        return {k: _spread(v, plain, items) for k, v in data.items()}
+    if not isinstance(data, list):
+        return data
+    out: list[Any] = []
+    for item in data:
+        out.extend(items if item == plain else [_spread(item, plain, items)])
+    return out
 
 
 def _argument_words(reading: Any) -> Any:
@@ -339,18 +472,44 @@ def _argument_words(reading: Any) -> Any:
         return reading  # not shell words: compared as text
     reading = copy.deepcopy(reading)
     reading["spec"]["execution"]["arguments"] = words
+    if not words:  # blanks only: no arguments at all
+        del reading["spec"]["execution"]["arguments"]
     return reading
+
+
+def _parser_says(got: Any, reading: Any, leaf: Leaf, value: str, reported: bool) -> str | None:
+    """What the real parser's table of the written job (``got``) has that the plain job's
+    (``reading``) with the value in its place has not, or None."""
+    refusals = [str(t.get("refused") or "") for t in (got, reading) if isinstance(t, dict)]
+    if any(UNKNOWN_OBJECT.search(r) for r in refusals):
+        return None  # a queue or reservation that is not here: our reader judges it alone
+    plain = PLAIN_FOR.get(display(leaf), PLAIN)
+    if display(leaf) == "spec.execution.arguments":  # an argv: the value is its words
+        reading = _spread(reading, plain, _words(value))
+    elif display(leaf) == "spec.notifications.email" and not reported:
+        # `a,b`: SPLAT's list of addresses (`a,` is one); a writer that drops some says so
+        reading = _spread(reading, plain, [a for a in value.split(",") if a])
+    got = flat(got)
+    # an entry named by the value (a map key: a file, a variable) is named by the payload
+    meant = {k.replace(plain, value): v for k, v in flat(reading).items()}
+    added, gone = sorted(set(got) - set(meant)), sorted(set(meant) - set(got))
+    if added or (gone and not reported):  # a value the writer says it dropped is gone
+        return f"the real parser reads {added} more, {gone} less"
+    changed = [k for k in got if plain not in str(meant[k]) and got[k] != meant[k]]
+    if changed:
+        return f"the real parser reads {changed} changed"
+    return None
 
 
 def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | None) -> str | None:
     """What is wrong with writing the job with ``leaf`` = ``value`` as ``target`` (None: it is
     refused, or it changes nothing but the value). ``table`` is the target's real parser
     (:func:`judges`), or None where none runs here."""
-    job = job_of(leaf, value)
+    written = _written(leaf, value, target)
     reference = _reference(leaf, target)
-    if job is None or reference is None:
+    if written is None or reference is None:
         return None  # the IR refuses the value, or the target takes no plain value here
-    files, diagnostics = bammmc.emit_files(job, target)
+    files, diagnostics = written
     errors = {d.code for d in diagnostics if d.is_error}
     if files is None or errors:
         if files is not None:
@@ -364,6 +523,8 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
     ref_text, ref_back = reference
     plain = PLAIN_FOR.get(display(leaf), PLAIN)
     reported = any(d.field and related(_field_of(leaf), schema_path(d.field)) for d in diagnostics)
+    if not reported and _plain_lost(leaf, target):
+        return None  # no plain job holds the leaf: none to compare this one with
     # a feature expression's `&|()` are SPLAT's own syntax, which a writer translates into the
     # target's structure (Flux: one `properties` entry per name): our reader judges it alone
     expression = display(leaf) == "spec.placement.constraint" and set("&|()") & set(value)
@@ -371,15 +532,9 @@ def verdict(leaf: Leaf, value: str, target: str, table: Callable[[str], Any] | N
         bool({"\\", "#"} & set(value)) or re.search(r"(^|\s):", value) is not None
     )
     if table is not None and not translated and not expression:
-        got = flat(table(text))
-        # an entry named by the value (a map key: a file, a variable) is named by the payload
-        meant = {k.replace(plain, value): v for k, v in flat(table(ref_text)).items()}
-        added, gone = sorted(set(got) - set(meant)), sorted(set(meant) - set(got))
-        if added or (gone and not reported):  # a value the writer says it dropped is gone
-            return f"the real parser reads {added} more, {gone} less\n{text[:600]}"
-        changed = [k for k in got if plain not in str(meant[k]) and got[k] != meant[k]]
-        if changed:
-            return f"the real parser reads {changed} changed\n{text[:600]}"
+        said = _parser_says(table(text), table(ref_text), leaf, value, reported)
+        if said is not None:
+            return f"{said}\n{text[:600]}"
     back, _ = bammmc.parse(text, target, filename="out")
     if back is None:
         return f"written, but our reader refuses it\n{text[:600]}"

@@ -22,9 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from tests.conftest import _start_sge, _start_slurm
-from tests.judges import LETTERS, SEPARATORS, judged, judges, verdict
+from tests.judges import LETTERS, SEPARATORS, asked, judged, judges, verdict
 from tests.property.injection_fields import display, string_leaves
 from tests.property.test_separators import OPEN
+
+#: values drawn, written and read per round (a judge with `prefetch` reads a round at once)
+BATCH = 200
 
 
 def main() -> int:
@@ -47,19 +50,24 @@ def main() -> int:
     failures: dict[str, list[tuple[str, str]]] = {}
     known = 0
     start = time.monotonic()
-    for _ in range(args.values):
-        leaf = rng.choice(leaves)
-        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
-        try:
-            wrong = verdict(leaf, value, args.target, table)
-        except Exception as exc:  # a crash is a finding too
-            wrong = f"crash: {type(exc).__name__}: {exc}"
-        if wrong is None:
-            continue
-        if (args.target, display(leaf)) in OPEN:
-            known += 1
-            continue
-        failures.setdefault(display(leaf), []).append((value, wrong))
+    for first in range(0, args.values, BATCH):
+        batch = [
+            (leaf, "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))))
+            for leaf in (rng.choice(leaves) for _ in range(min(BATCH, args.values - first)))
+        ]
+        if hasattr(table, "prefetch"):  # a judge that reads many texts at once
+            table.prefetch([t for leaf, value in batch for t in asked(leaf, value, args.target)])
+        for leaf, value in batch:
+            try:
+                wrong = verdict(leaf, value, args.target, table)
+            except Exception as exc:  # a crash is a finding too
+                wrong = f"crash: {type(exc).__name__}: {exc}"
+            if wrong is None:
+                continue
+            if (args.target, display(leaf)) in OPEN:
+                known += 1
+                continue
+            failures.setdefault(display(leaf), []).append((value, wrong))
     took = time.monotonic() - start
     found = sum(map(len, failures.values()))
     print(

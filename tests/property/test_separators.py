@@ -55,7 +55,7 @@ def test_the_real_parser_reads_the_plain_table(target: str, parsers: dict[str, A
     @settings(
         derandomize=True,
         deadline=None,
-        max_examples=40 if target == "sge" else 120,
+        max_examples=120,
         suppress_health_check=[HealthCheck.too_slow],
         database=None,
     )
