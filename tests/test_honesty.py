@@ -193,10 +193,8 @@ OFF_BY_DEFAULT = {
     # shared (formats/lsf.md §2.3; IBM LSF 10.1 "Use exclusive scheduling": compute unit
     # exclusive scheduling is what a job asks for)
     "spec.extensions.lsf.compute_unit.exclusive",
-    # qsub(1) flags without a value: no warning signals without `-notify`, and the job runs
-    # in the home directory without `-cwd`
+    # qsub(1) flag without a value: no warning signals without `-notify`
     "spec.extensions.sge.notify",
-    "spec.extensions.sge.cwd",
 }
 
 #: the scope of each raw memory option kept in an extensions block: sbatch's, and Torque's
@@ -217,6 +215,11 @@ TARGET_DEFAULTS: dict[tuple[str, str], Any] = {
     # `flux batch` --env rules start from a copy of the submitter's environment (an implicit
     # `*`, flux-core job-env-rules); the writer writes `--env=-*` only for `false`
     ("flux-batch", "spec.execution.environment.inheritFromSubmitter"): True,
+    # Grid Engine's `-cwd` (the submit directory) is where these start a job anyway; PBS
+    # starts it in the home directory, where Grid Engine starts it without `-cwd`
+    **{(t, "spec.extensions.sge.cwd"): True for t in ("slurm", "lsf", "htcondor", "flux")},
+    ("flux-batch", "spec.extensions.sge.cwd"): True,
+    **{(t, "spec.extensions.sge.cwd"): False for t in ("pbs", "torque")},
     # sbatch writes stderr into the stdout file unless --error names another
     ("slurm", "spec.output.mergeStderr"): True,
     # HTCondor writes stderr into the output file only when `error` names that file
@@ -354,6 +357,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # the target's default below is for a job without one (Slurm merges then)
     if leaf == "mergeStderr" and got is None and get_path(back, f"{parent}.stderr") is not None:
         return value is False
+    # `-cwd` on PBS: the script's first command changes to the submit directory
+    if schema == "spec.extensions.sge.cwd" and target in ("pbs", "torque") and value is True:
+        ex = back.spec.execution if back.spec is not None else None
+        return 'cd "$PBS_O_WORKDIR"\n' in ((ex.script or "") if ex is not None else "")
     if got is None and (target, schema) in TARGET_DEFAULTS:
         return same(value, TARGET_DEFAULTS[target, schema])
     # a flag that is off is the scheduler's default: nothing is written for it

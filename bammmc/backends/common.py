@@ -268,6 +268,9 @@ def report_foreign(
     for path, carried in foreign_keys(spec, own):
         if path in handled:
             continue
+        if path == "spec.extensions.sge.cwd":
+            _report_start(writer, spec, own)
+            continue
         scheduler = path.split(".")[2]
         if carried:
             writer.approximated(
@@ -275,6 +278,26 @@ def report_foreign(
             )
         else:
             writer.lost(path, f"it only means something to {scheduler}")
+
+
+def _report_start(writer: _Reports, spec: Spec, own: tuple[str, ...]) -> None:
+    """Grid Engine's `extensions.sge.cwd` (`-cwd`: the submit directory; `false`, no `-cwd`: the
+    home directory) where the target starts a job by itself: PBS in the home directory
+    (qsub(1B): the job starts in the user's home directory; its writer changes to the submit
+    directory for `-cwd`), every other one in the submit directory. The same place is nothing
+    to report."""
+    if _is_set(spec, "execution.workingDir"):
+        writer.approximated(
+            "spec.extensions.sge.cwd",
+            "the job's `workingDir` is written, and decides where it starts",
+        )
+    elif _get(spec, "extensions.sge.cwd") is False and "pbs" not in own:
+        writer.approximated(
+            "spec.extensions.sge.cwd",
+            "Grid Engine starts this job in the home directory (the script has no `-cwd`); "
+            "the converted job starts in the submit directory, where its relative paths now "
+            "resolve (add `cd ~` at the top of the script if it needs the home directory)",
+        )
 
 
 #: Portable fields that a raw key of a target's own extensions block decides when the writer

@@ -719,6 +719,8 @@ class PbsWriter(LossReports):
                 self.opt("d", ex.working_dir, "spec.execution.workingDir")
             else:  # PBS Pro starts jobs in $HOME and has no -d: change directory first
                 body = f"cd {shlex.quote(ex.working_dir)}\n" + body
+        elif _submit_dir(self.spec):  # Grid Engine's `-cwd`: PBS starts the job in $HOME
+            body = 'cd "$PBS_O_WORKDIR"\n' + body
         if ex is not None and ex.stdin is not None:
             self.lost("spec.execution.stdin", "qsub has no standard input option")
         return body, shell_line
@@ -1484,7 +1486,15 @@ class PbsWriter(LossReports):
         spec = self.spec
         report_unsupported(self, self.job, self.TABLE, "qsub")
         if spec.extensions:
-            report_foreign(self, spec, ("pbs", "torque"))
+            handled = ("spec.extensions.sge.cwd",) if _submit_dir(spec) else ()
+            report_foreign(self, spec, ("pbs", "torque"), handled)
+
+
+def _submit_dir(spec: Spec) -> bool:
+    """Whether the job is a Grid Engine script's with `-cwd` (the submit directory)."""
+    sge = spec.extensions.sge if spec.extensions is not None else None
+    ex = spec.execution
+    return sge is not None and bool(sge.cwd) and (ex is None or ex.working_dir is None)
 
 
 def quote(value: str) -> str:

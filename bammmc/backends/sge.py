@@ -1200,7 +1200,9 @@ class SgeWriter(LossReports):
         workdir = ex.working_dir if ex is not None else None
         if ext.cwd and workdir is not None:  # qsub: the later of `-cwd` and `-wd` wins
             self.overridden("cwd", "spec.execution.workingDir", "true")
-        elif ext.cwd:
+        elif workdir is None and ext.cwd is not False:
+            # SPLAT's default is the submit directory, Grid Engine's the home directory:
+            # `false` is a Grid Engine script's own (no `-cwd`), read back as it was
             self.opt("cwd")
         if workdir is not None:
             self.opt("wd", workdir, path="spec.execution.workingDir")

@@ -438,7 +438,7 @@ def test_soft_lasts_to_the_end_of_its_own_line() -> None:
     """cull_parse_cmdline() runs once per `#$` line, so the next line is hard again."""
     job, diags = read(SH + "#$ -soft\n#$ -l arch=x\n#$ -q long.q\n" + BODY)
     assert diags == []
-    assert job["spec"]["extensions"]["sge"] == {"resources": {"arch": "x"}}
+    assert job["spec"]["extensions"]["sge"] == {"resources": {"arch": "x"}, "cwd": False}
     assert job["spec"]["schedule"]["queue"] == "long.q"
     job, _ = read(SH + "#$ -soft -l arch=x -hard -l os=y -soft -q a.q\n#$ -l h=1\n" + BODY)
     sge = job["spec"]["extensions"]["sge"]
@@ -509,7 +509,7 @@ def test_queue_mail_and_addresses_accumulate() -> None:
     }
     job, diags = read(SH + "#$ -m bs\n#$ -m n\n#$ -m a\n#$ -M a@x.org\n#$ -M b@x.org\n" + BODY)
     assert job["spec"]["notifications"] == {"events": ["fail"], "email": "b@x.org"}
-    assert "extensions" not in job["spec"]  # `n` cleared the `s` as well
+    assert job["spec"]["extensions"]["sge"] == {"cwd": False}  # `n` cleared the `s` as well
     assert codes(diags) == ["W407"]  # one address per host: the later replaces the earlier
 
 
@@ -538,7 +538,7 @@ def test_site_only_path_variables_stay_grid_engine_only() -> None:
     """`$HOME`/`$USER` are expanded by the execd only; `${JOB_ID}` is not expanded at all."""
     job, diags = read(SH + "#$ -o $HOME/logs/$USER.log\n#$ -e /s/${JOB_ID}.err\n" + BODY)
     assert [(d.code, d.field) for d in diags] == [("W301", "spec.output.stdout")]
-    assert job["spec"]["extensions"]["sge"] == {"output": "$HOME/logs/$USER.log"}
+    assert job["spec"]["extensions"]["sge"] == {"output": "$HOME/logs/$USER.log", "cwd": False}
     assert "stdout" not in job["spec"]["output"]
     assert job["spec"]["output"]["stderr"] == "/s/${{JOB_ID}}.err"  # literal braces
     out, _ = bammmc.convert(SH + "#$ -o $HOME/x.log\n" + BODY, "sge", "slurm")
@@ -624,7 +624,7 @@ def test_yes_and_no_ignore_case() -> None:
     assert diags == []
     assert job["spec"]["output"]["mergeStderr"] is True
     assert job["spec"]["lifecycle"]["requeueOnFailure"] is True
-    assert job["spec"]["extensions"]["sge"] == {"reserve": True, "now": False}
+    assert job["spec"]["extensions"]["sge"] == {"reserve": True, "now": False, "cwd": False}
 
 
 @pytest.mark.parametrize(
@@ -752,7 +752,8 @@ def test_writer_validates_extension_values(sge: str, code: str, field: str) -> N
     out, diags = emit_any("spec:\n  extensions:\n" + ext)
     assert [(d.code, d.field) for d in diags] == [(code, field)]
     # an error gives no text (issue #18); a W201 the text without the option
-    assert out is None if code[0] == "E" else out is not None and out.count("#$") == 0
+    assert out is None if code[0] == "E" else out is not None and out.count("#$") == 1
+    assert out is None or "#$ -cwd\n" in out  # SPLAT's submit directory, nothing else
 
 
 def test_array_before_clear_is_kept() -> None:
@@ -923,7 +924,8 @@ def test_a_colon_in_a_path_follows_an_empty_host(
     assert not [d for d in diags if d.is_error]
     if key is not None:
         assert job["spec"]["execution"][key] == value
-        assert "extensions" not in job["spec"]  # one path on no host: the portable field
+        # one path on no host: the portable field (and no `-cwd`: the home directory)
+        assert job["spec"]["extensions"] == {"sge": {"cwd": False}}
     else:
         assert job["spec"]["output"]["stdout"] == "out:1.txt"
 
@@ -995,3 +997,29 @@ def test_an_address_qsub_would_change_is_lost(email: str, line: str | None) -> N
     assert text is not None
     assert [x for x in text.splitlines() if x.startswith("#$ -M")] == ([line] if line else [])
     assert [(d.code, d.field) for d in diags] == [("W201", "spec.notifications.email")]
+
+
+def test_a_job_starts_where_its_scheduler_starts_it() -> None:
+    """Grid Engine starts a job in the home directory unless `-cwd` says the submit directory
+    (qsub(1); the oracle's run-job: without `-cwd` the `.o` file lands in $HOME), which is
+    SPLAT's default and Slurm's, LSF's, Flux's and HTCondor's; PBS starts it in $HOME too."""
+    job, _ = read(SH + "#$ -N a\n" + BODY)
+    assert job["spec"]["extensions"]["sge"] == {"cwd": False}
+    job, _ = read(SH + "#$ -cwd\n" + BODY)
+    assert job["spec"]["extensions"]["sge"] == {"cwd": True}
+    # the submit directory of a job from elsewhere is `-cwd`; the home directory is nothing
+    assert "#$ -cwd\n" in emit_splat("spec:\n  execution:\n    script: echo\n")[0]
+    assert "-cwd" not in round_trip_text(SH + "#$ -N a\n" + BODY)
+    for text, target, codes_ in [
+        (SH + "#$ -N a\n" + BODY, "slurm", [("W301", "spec.extensions.sge.cwd")]),
+        (SH + "#$ -N a\n" + BODY, "pbs", []),  # the home directory, as on Grid Engine
+        (SH + "#$ -cwd\n" + BODY, "slurm", []),  # the submit directory, as on Grid Engine
+        (SH + "#$ -cwd\n" + BODY, "lsf", []),
+    ]:
+        out, diags = bammmc.convert(text, "sge", target)
+        assert out is not None
+        got = [(d.code, d.field) for d in diags if d.field and "cwd" in d.field]
+        assert got == codes_, (text, target, diags)
+    out, diags = bammmc.convert(SH + "#$ -cwd\n" + BODY, "sge", "pbs")
+    assert out is not None and 'cd "$PBS_O_WORKDIR"\n' in out
+    assert not [d for d in diags if "cwd" in (d.field or "")]

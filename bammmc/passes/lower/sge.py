@@ -157,6 +157,10 @@ def lower(
             continue
     _resources(hard, b, slots, memory_resource)
     _soft_resources(soft, b)
+    if "wd" not in last:  # neither `-cwd` nor `-wd`: Grid Engine starts it in the home directory
+        b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("sge", {})["cwd"] = (
+            False
+        )
     if b.get("spec.output.mergeStderr") is None:
         # Grid Engine writes stdout and stderr to separate files unless `-j y` joins them
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
