@@ -1,0 +1,182 @@
+"""What a job gets: the allocation a scheduler documents for a source job (:class:`Alloc`, in
+the table) and the one a real scheduler gave the converted job (:func:`on_slurm`,
+:func:`on_sge`, read from the oracles' `run-job` and `qsub-inspect`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tests.conftest import ORACLES
+
+
+class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A job's allocation, job-wide. A field left None is not asked (the table) or not seen (a
+    scheduler that has no such notion: Grid Engine has slots, not tasks and nodes)."""
+
+    tasks: int | None = None  #: processes the scheduler starts or sizes the job for
+    nodes: int | None = None
+    cpus_per_task: int | None = None
+    cpus: int | None = None  #: all CPUs (slots) of the job: tasks × CPUs per task
+    mem_mb: int | None = None  #: memory of the whole job (every node), MiB
+    gpus: int | None = None  #: GPUs of the whole job
+    walltime_s: int | None = None
+    array: tuple[int, ...] | None = None  #: the indices of the elements that ran
+    throttle: int | None = None  #: elements at once
+    outputs: tuple[str, ...] | None = None  #: files in the submit directory, job ids as `N`
+    ok: bool = True  #: every element ran and exited 0
+
+    def total_cpus(self) -> int | None:
+        if self.cpus is not None:
+            return self.cpus
+        if self.tasks is not None:
+            return self.tasks * (self.cpus_per_task or 1)
+        return None
+
+
+#: what each target's run shows (the other fields are not compared there)
+SEEN = {
+    "slurm": frozenset(Alloc.__struct_fields__),
+    # one host, slots: no tasks, nodes or CPUs per task to see
+    "sge": frozenset(Alloc.__struct_fields__) - {"tasks", "nodes", "cpus_per_task"},
+}
+
+
+def expected(want: Alloc, target: str) -> dict[str, Any]:
+    """The fields of ``want`` the ``target``'s run can show, with all CPUs derived."""
+    out = {k: getattr(want, k) for k in SEEN[target] if getattr(want, k) is not None}
+    if "cpus" in SEEN[target] and want.total_cpus() is not None:
+        out["cpus"] = want.total_cpus()
+    out["ok"] = want.ok
+    return out
+
+
+def compare(want: Alloc, got: Alloc, target: str) -> dict[str, tuple[Any, Any]]:
+    """The fields where ``got`` differs from ``want``: {field: (wanted, got)}."""
+    return {
+        k: (v, getattr(got, k)) for k, v in expected(want, target).items() if getattr(got, k) != v
+    }
+
+
+_SIZE = re.compile(r"([\d.]+)([kmgtKMGT]?)")
+
+
+def mib(text: str, *, sge: bool = False) -> int:
+    """Slurm's `8G`, `8000M` (a bare number is MiB) or Grid Engine's `2G`, `2g` (10⁹ bytes),
+    `1000000000` (bytes) as MiB."""
+    m = _SIZE.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(text)
+    number, letter = float(m.group(1)), m.group(2)
+    if not letter:
+        return round(number / 1024**2) if sge else round(number)
+    power = "kmgt".index(letter.lower())
+    base = 1000 if sge and letter.islower() else 1024
+    return round(number * float(base) ** (power + 1) / 1024**2)
+
+
+def seconds(text: str) -> int:
+    """Slurm's `[D-]HH:MM:SS` (`UNLIMITED` → 0) or Grid Engine's seconds."""
+    if text.isdigit():
+        return int(text)
+    days, _, rest = text.rpartition("-")
+    parts = [int(p) for p in rest.split(":")]
+    while len(parts) < 3:
+        parts.insert(0, 0)
+    return (int(days or 0) * 24 + parts[0]) * 3600 + parts[1] * 60 + parts[2]
+
+
+def _outputs(names: list[str], ids: set[str]) -> tuple[str, ...]:
+    """File names with every job id as `N` (the same job gets another id on every run)."""
+    if not ids:
+        return tuple(sorted(names))
+    pattern = re.compile(r"(?<!\d)(" + "|".join(sorted(ids, key=len, reverse=True)) + r")(?!\d)")
+    return tuple(sorted(pattern.sub("N", n) for n in names))
+
+
+_INDEX = re.compile(r"^index=(\d+)$", re.M)
+
+
+def _indices(elements: list[dict[str, Any]], native: list[int]) -> tuple[int, ...]:
+    """The index each element's body printed (`index=K`, the rows' array bodies), else the
+    scheduler's own numbers: what the job sees is what it asked for."""
+    seen = [_INDEX.findall(e.get("stdout") or "") for e in elements]
+    if all(len(s) == 1 for s in seen):
+        return tuple(int(s[0]) for s in seen)
+    return tuple(native)
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=180, check=False
+    )
+    if proc.returncode in (2, 3) or not proc.stdout.strip():
+        raise RuntimeError(f"{cmd[0]}: rc {proc.returncode}: {proc.stderr.strip()[-400:]}")
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def on_slurm(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
+    """Run ``text`` on the run-mode Slurm oracle: the allocation its controller recorded."""
+    with tempfile.TemporaryDirectory(prefix="bammmc-behaviour-") as name:
+        path = Path(name) / "job.sbatch"
+        path.write_text(text)
+        cmd = ["python3", str(ORACLES / "slurm" / "run-job"), "--rm", str(path)]
+        r = _run(cmd, env, Path(name))
+    elements = r.get("elements") or []
+    if not elements:
+        return Alloc(ok=False), r
+    rec = elements[0]["record"]
+    tres = dict(p.split("=", 1) for p in rec.get("TRES", "").split(",") if "=" in p)
+    gres = rec.get("JOB_GRES") or "(null)"
+    gpus = sum(int(g.rsplit(":", 1)[1]) for g in gres.split(",") if g.startswith("gpu"))
+    ids = {str(r["job_id"])} | {str(e["job_id"]) for e in elements}
+    indices = [e["array_task_id"] for e in elements]
+    throttle = rec.get("ArrayTaskThrottle")
+    return Alloc(
+        tasks=int(rec["NumTasks"]),
+        nodes=int(rec["NumNodes"]),
+        cpus_per_task=int(rec["CPUs/Task"]),
+        cpus=int(rec["NumCPUs"]),
+        mem_mb=mib(tres["mem"]) if "mem" in tres else None,
+        gpus=gpus,
+        walltime_s=seconds(rec["TimeLimit"]) if rec.get("TimeLimit") else None,
+        array=_indices(elements, indices) if "ArrayJobId" in rec else None,
+        throttle=int(throttle) if throttle and throttle != "0" else None,
+        outputs=_outputs(list(r.get("files") or {}), ids),
+        ok=r["state"] == "COMPLETED",
+    ), r
+
+
+def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
+    """Run ``text`` on the Grid Engine oracle: slots from the accounting, the requests per slot
+    from the qmaster's record, the files the job wrote in the submit directory."""
+    with tempfile.TemporaryDirectory(prefix="bammmc-behaviour-") as name:
+        path = Path(name) / "job.sge"
+        path.write_text(text)
+        record = _run([str(ORACLES / "sge" / "qsub-inspect"), str(path)], env, Path(name))
+        if not record.get("accepted"):
+            return Alloc(ok=False), record
+        r = _run([str(ORACLES / "sge" / "run-job"), "--rm", str(path)], env, Path(name))
+    job = record["job"]
+    elements = r.get("elements") or []
+    slots = max((e.get("slots") or 0 for e in elements), default=0) or None
+    hard = job.get("resources_hard") or {}
+    per_slot = mib(hard["h_vmem"], sge=True) if "h_vmem" in hard else 2048  # the oracle's default
+    array = job.get("array")
+    return Alloc(
+        cpus=slots,
+        mem_mb=per_slot * slots if slots else None,
+        gpus=int(hard.get("gpu", 0)) * (slots or 1),
+        walltime_s=seconds(hard["h_rt"]) if "h_rt" in hard else None,
+        array=_indices(elements, [e["task_id"] for e in elements]) if array else None,
+        throttle=(array or {}).get("concurrency") or None,
+        outputs=_outputs(list(r.get("files") or {}), {str(r.get("job_id"))}),
+        ok=bool(r.get("ok")),
+    ), r

@@ -1,0 +1,107 @@
+"""Does the converted job get what the original asked for? Each row of tests/behaviour/table.py
+is converted to every target that runs here and run for real: the run-mode Slurm oracle (one
+slurmd per node) and the Grid Engine oracle. The controller's record and the files the job
+wrote must be the allocation the source scheduler documents. Rows written for Slurm or Grid
+Engine are also run as they are, which checks the table itself against the real scheduler."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+import bammmc
+from tests.behaviour.observe import Alloc, compare, on_sge, on_slurm
+from tests.behaviour.table import ROWS, TARGETS, Row
+from tests.conftest import _start_sge, _start_slurm
+
+pytestmark = pytest.mark.oracle
+
+#: the run-mode cluster: its own state and ports beside the `--test-only` one (4 nodes × 16
+#: CPUs, 64000 MB and 4 GPUs each)
+RUN_CLUSTER = {
+    "SLURM_ORACLE_RUN": "1",
+    "SLURM_ORACLE_DIR": "/tmp/bammmc-slurm-run",
+    "SLURM_ORACLE_CTLD_PORT": "7817",
+    "SLURM_ORACLE_SLURMD_PORT": "7818",
+}
+
+
+@functools.cache
+def _runner(target: str) -> Callable[[str], tuple[Alloc, dict[str, Any]]]:
+    if target == "slurm":
+        env = _start_slurm(RUN_CLUSTER)
+        if isinstance(env, str):
+            pytest.skip(env)
+        import os
+
+        full = {**os.environ, **env}
+        return lambda text: on_slurm(text, full)
+    sge = _start_sge()
+    if isinstance(sge, str):
+        pytest.skip(sge)
+    return lambda text: on_sge(text, sge)
+
+
+def converted(row: Row, target: str) -> str | list[str]:
+    """The row's job written for ``target``, or the errors that stopped it."""
+    files, diagnostics = bammmc.convert_files(row.script(), row.fmt, target, filename="job")
+    if files is None:
+        return [f"{d.code} {d.message}" for d in diagnostics if d.is_error]
+    return files[0][1]
+
+
+@functools.cache
+def _runs(target: str) -> dict[tuple[str, bool], tuple[Alloc, dict[str, Any], str]]:
+    """Every row of the table run on ``target`` (converted, and as it is where it is written
+    for that target), four at a time: the cluster runs them side by side."""
+    run = _runner(target)
+    jobs: dict[tuple[str, bool], str | list[str]]
+    jobs = {(r.id, False): converted(r, target) for r in ROWS}
+    jobs |= {(r.id, True): r.script() for r in ROWS if r.fmt == target}
+
+    def one(key: tuple[str, bool]) -> tuple[Alloc, dict[str, Any], str]:
+        text = jobs[key]
+        if isinstance(text, list):
+            return Alloc(ok=False), {"refused": text}, ""
+        got, raw = run(text)
+        return got, raw, text
+
+    with ThreadPoolExecutor(4) as pool:
+        return dict(zip(jobs, pool.map(one, jobs), strict=True))
+
+
+def _params() -> list[Any]:
+    out = []
+    for row in ROWS:
+        for target in TARGETS:
+            marks = []
+            if target in row.fails:
+                marks.append(pytest.mark.xfail(reason=row.fails[target], strict=True))
+            out.append(pytest.param(row, target, id=f"{row.id}->{target}", marks=marks))
+    return out
+
+
+def _explain(row: Row, target: str, diff: dict[str, Any], text: str, raw: Any) -> str:
+    return (
+        f"{row.id} on {target}: {diff}\n(why: {row.why})\n--- the job run:\n{text}\n"
+        f"--- the oracle said (cut): {str(raw)[:1500]}"
+    )
+
+
+@pytest.mark.parametrize(("row", "target"), _params())
+def test_a_converted_job_gets_what_the_original_asked_for(row: Row, target: str) -> None:
+    got, raw, text = _runs(target)[(row.id, False)]
+    diff = compare(row.want, got, target)
+    assert not diff, _explain(row, target, diff, text, raw)
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.fmt in TARGETS], ids=lambda r: r.id)
+def test_the_table_is_what_the_real_scheduler_gives(row: Row) -> None:
+    """The row's own job on its own scheduler: the expectation is the scheduler's, not ours."""
+    got, raw, text = _runs(row.fmt)[(row.id, True)]
+    diff = compare(row.want, got, row.fmt)
+    assert not diff, _explain(row, row.fmt, diff, text, raw)
