@@ -133,6 +133,11 @@ def _foreign(target: str, block: str, path: str) -> Capability:
     # MIRRORS is keyed by attribute names; a path spells a renamed key on the wire
     carried = MIRRORS.get(block, {}).get(re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower())
     why = f"only {block} reads `extensions.{block}`"
+    if (block, key) == ("sge", "cwd"):  # where the job starts (backends/common._report_start)
+        return exact(
+            "the target starts the job there itself, or changes to the submit directory",
+            ("Grid Engine starts this job in the home directory (no `-cwd`)", "W301"),
+        )
     if carried:
         where = ", ".join(f"`spec.{p}`" for p in carried)
         return Capability("lost", why, "W201", ((f"approximated by {where} when set", "W301"),))
