@@ -60,7 +60,7 @@ from bammmc.facts.sge import (
     is_pattern,
 )
 from bammmc.ir.envvars import VARIABLES, compatibility_block
-from bammmc.ir.job import Job, Output, Resources, Schedule, SgeExt, Spec
+from bammmc.ir.job import Gpu, Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import IndexSpec, Size, Template, is_digits
 
@@ -386,8 +386,9 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.resources.gpu.count": exact(
-            "",
-            ("GPUs are a site-defined complex in Grid Engine", "W201"),
+            "`-l gpu=K` per slot",
+            ("4/node written as 1 per slot (16 slots)", "W301"),
+            ("2 GPUs over 8 slots: Grid Engine counts a consumable per slot", "W201"),
         ),
         "spec.resources.gpu.type": exact(
             "",
@@ -987,6 +988,41 @@ class SgeWriter(LossReports):
                 )
         return name, cpus, tasks or 1
 
+    def gpus(self, gpu: Gpu, per_task: int, tasks: int, nodes: int | None) -> None:
+        """GPUs as `-l gpu=K`, a consumable complex counted per slot (sge_complex(5): a
+        parallel job's request is multiplied by its slots): SPLAT's Grid Engine form ("gpu per
+        slot"), the complex sites define for GPUs and the Grid Engine oracle's, as `h_vmem` is
+        memory's."""
+        for key in ("type", "memory", "fraction", "mig_profile"):
+            if getattr(gpu, key) is not None:
+                self.lost(
+                    f"spec.resources.gpu.{camel(key)}",
+                    "GPUs are a site-defined complex in Grid Engine: it counts them only",
+                )
+        count = gpu.count
+        if count is None:
+            return
+        slots = per_task * tasks
+        scale = {"node": nodes or 1, "job": 1}.get(count.scope or "task", tasks)
+        if count.scope not in (None, "task", "node", "job"):
+            self.lost("spec.resources.gpu.count", f"`{count}` has no per-slot count")
+            return
+        per_slot = count.amount * scale / slots
+        if per_slot != int(per_slot) or per_slot < 1:
+            self.lost(
+                "spec.resources.gpu.count",
+                f"{count.amount * scale} GPUs over {slots} slots: Grid Engine counts a "
+                "consumable per slot, in whole units",
+                help="ask one slot per GPU, or a site complex counted per job",
+            )
+            return
+        self.opt("l", f"gpu={int(per_slot)}", path="spec.resources.gpu.count")
+        if (count.scope or "task") != "task" or per_task != 1:
+            self.approximated(
+                "spec.resources.gpu.count",
+                f"{count} written as {int(per_slot)} per slot ({slots} slots)",
+            )
+
     def resources(self, res: Resources) -> None:
         ext = self.ext
         name, per_task, tasks = self.slots(res)
@@ -1052,7 +1088,7 @@ class SgeWriter(LossReports):
             if item is not None:
                 self.opt("l", item, path=path)
         if res.gpu is not None:
-            self.lost("spec.resources.gpu", "GPUs are a site-defined complex in Grid Engine")
+            self.gpus(res.gpu, per_task, tasks, res.nodes)
         if res.disk_per_task is not None:
             self.lost("spec.resources.diskPerTask", "scratch space is a site-defined complex")
         if res.generic_resources:

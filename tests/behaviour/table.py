@@ -80,7 +80,10 @@ ROWS: tuple[Row, ...] = (
         _sh("#SBATCH -n 1 -c 8 --mem=32G --gres=gpu:2 -t 10", "#SBATCH -o g.out"),
         Alloc(tasks=1, nodes=1, cpus_per_task=8, mem_mb=32 * G, gpus=2, outputs=("g.out",)),
         "sbatch(1): --gres is per node; one node, so 2 GPUs in all",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
+        fails={
+            "sge": "2 GPUs over 8 slots: Grid Engine counts "
+            "a consumable per slot, in whole units (W201)"
+        },
     ),
     Row(
         "slurm-gpus-per-task",
@@ -88,7 +91,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#SBATCH -n 2 --gpus-per-task=1 --mem=4G -t 5", "#SBATCH -o g.out"),
         Alloc(tasks=2, nodes=1, cpus_per_task=1, mem_mb=4 * G, gpus=2, outputs=("g.out",)),
         "sbatch(1): --gpus-per-task × tasks",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
     ),
     Row(
         "slurm-array-step-throttle",
@@ -182,7 +184,10 @@ ROWS: tuple[Row, ...] = (
         _sh("#PBS -N gpu", "#PBS -l select=1:ncpus=4:ngpus=2:mem=8gb", "#PBS -o g.out -j oe"),
         Alloc(tasks=1, nodes=1, cpus_per_task=4, mem_mb=8 * G, gpus=2, outputs=("g.out",)),
         "pbs.md §2.1: ngpus is the site's conventional per-chunk GPU count",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
+        fails={
+            "sge": "2 GPUs over 4 slots: Grid Engine counts "
+            "a consumable per slot, in whole units (W201)"
+        },
     ),
     Row(
         "pbs-array-step",
@@ -217,7 +222,10 @@ ROWS: tuple[Row, ...] = (
         _sh("#PBS -N tg", "#PBS -l nodes=1:ppn=4:gpus=2", "#PBS -o tg.out -j oe"),
         Alloc(tasks=4, nodes=1, gpus=2, outputs=("tg.out",)),
         "torque.md §2: gpus= in a node spec is per node",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
+        fails={
+            "sge": "2 GPUs over 4 slots: Grid Engine counts "
+            "a consumable per slot, in whole units (W201)"
+        },
     ),
     Row(
         "torque-array-throttle",
@@ -285,7 +293,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#BSUB -J lg", '#BSUB -n 1 -gpu "num=2"', "#BSUB -o lg.out"),
         Alloc(tasks=1, nodes=1, gpus=2, outputs=("lg.out",)),
         "lsf.md §2: -gpu num is per host",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
     ),
     # ---------------------------------------------------------------- Grid Engine (sge.md)
     Row(
@@ -324,10 +331,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#$ -N gg", "#$ -l gpu=2", "#$ -cwd -j y -o gg.out"),
         Alloc(cpus=1, gpus=2, outputs=("gg.out",)),
         "sge.md: a consumable complex (gpu, site-named) is per slot; one slot",
-        fails={
-            "slurm": "item 4: the Grid Engine reader keeps `-l gpu=2` as a site resource, "
-            "not as GPUs"
-        },
     ),
     # ---------------------------------------------------------------- HTCondor (htcondor.md)
     Row(
@@ -356,7 +359,6 @@ ROWS: tuple[Row, ...] = (
         "executable = /bin/echo\narguments = ok\nrequest_gpus = 2\nrequest_memory = 1024\nqueue\n",
         Alloc(tasks=1, nodes=1, mem_mb=1 * G, gpus=2),
         "htcondor.md: request_gpus of the slot; request_memory in MB",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
     ),
     # ---------------------------------------------------------------- Flux (flux.md)
     Row(
@@ -372,7 +374,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#flux: -n 2 -g 1", "#flux: --output=fg.out"),
         Alloc(tasks=2, gpus=2, outputs=("fg.out",)),
         "flux-batch(1): -g GPUs per slot (task)",
-        fails={"sge": "item 4: the Grid Engine writer writes no GPUs (no `gpu` complex)"},
     ),
     # ---------------------------------------------------------------- SPLAT (docs/ir.md)
     Row(

@@ -79,7 +79,17 @@ READ = [
     ("-l exclusive=true", spec(placement={"exclusive": True})),
     (
         "-l gpu=2,arch=lx-amd64",
-        spec(extensions={"sge": {"resources": {"gpu": "2", "arch": "lx-amd64"}}}),
+        spec(
+            resources={"gpu": {"count": "2"}},
+            extensions={"sge": {"resources": {"arch": "lx-amd64"}}},
+        ),
+    ),
+    # `gpu`, the consumable complex of GPUs, is counted per slot (sge_complex(5))
+    ("-pe mpi 4 -l gpu=1", spec(resources={"tasks": 4, "gpu": {"count": "1"}})),
+    ("-pe smp 4 -l gpu=1", spec(resources={"cpusPerTask": 4, "gpu": {"count": "4"}})),
+    (
+        "-pe smp 2-4 -l gpu=1",  # a slot range of a thread PE: no count per task
+        spec(extensions={"sge": {"resources": {"gpu": "1"}}}),
     ),
     (
         "-soft -l arch=x -q fast.q",

@@ -52,6 +52,7 @@ from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import DEFAULT_BAND, PriorityBand, from_native, to_native
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.ir.values import (
+    Count,
     Cpu,
     DateTime,
     IndexSpec,
@@ -784,6 +785,16 @@ def _resource(
         per_slot = sge_size_bytes(text, occ, reporter, span)
         slot_memory[name] = Size.from_bytes(per_slot, scope="slot")
         b.source_map.add(f"spec.extensions.sge.slot_memory.{name}", occ.span, occ.value_span)
+    elif name == "gpu" and INTEGER.fullmatch(text) and int(text) > 0:
+        # the consumable complex sites define for GPUs, counted per slot (sge_complex(5)); a
+        # task of a thread PE holds all the job's slots
+        threads = b.get("spec.resources.cpusPerTask") is not None
+        if threads and slots is None:  # a slot range: no count per task
+            extra[name] = text
+            b.source_map.add(f"spec.extensions.sge.resources.{name}", occ.span, occ.value_span)
+        else:
+            per_task = int(text) * (slots if threads and slots else 1)
+            b.set("spec.resources.gpu.count", Count.parse(str(per_task)), occ)
     elif name == "exclusive" and (value is None or text.lower() in ("true", "1")):
         b.set("spec.placement.exclusive", True, occ)
     else:
