@@ -370,6 +370,10 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # option (unless the job read back has more than one node)
     if leaf == "tasks" and schema.endswith("resources.tasks") and value == 1 and got is None:
         return get_path(back, f"{parent}.nodes") in (None, 1)
+    # one task is one task on its node: `tasksPerNode: 1` needs no option then
+    if leaf == "tasksPerNode" and schema.endswith("resources.tasksPerNode") and value == 1:
+        if got is None and get_path(back, f"{parent}.tasks") in (None, 1):
+            return get_path(back, f"{parent}.nodes") in (None, 1)
     # a job of one task runs on one node on every scheduler: `nodes: 1` needs no option
     if leaf == "nodes" and schema.endswith("resources.nodes") and value == 1 and got is None:
         return get_path(back, f"{parent}.tasks") in (None, 1)

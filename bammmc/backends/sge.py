@@ -980,7 +980,9 @@ class SgeWriter(LossReports):
                     f"written per slot: each task is {cpus} slots of PE `{name}`",
                 )
         for key, value in (("nodes", res.nodes), ("tasksPerNode", res.tasks_per_node)):
-            if value is not None and not (key == "nodes" and value == 1 and kind == "threads"):
+            # one node of a thread PE, or one task: nothing for an allocation rule to place
+            alone = value == 1 and ((key == "nodes" and kind == "threads") or (tasks or 1) == 1)
+            if value is not None and not alone:
                 self.approximated(
                     f"spec.resources.{key}",
                     "Grid Engine places slots by the parallel environment's allocation rule, "

@@ -1033,3 +1033,13 @@ def test_a_job_starts_where_its_scheduler_starts_it() -> None:
     out, diags = bammmc.convert(SH + "#$ -cwd\n" + BODY, "sge", "pbs")
     assert out is not None and 'cd "$PBS_O_WORKDIR"\n' in out
     assert not [d for d in diags if "cwd" in (d.field or "")]
+
+
+def test_one_task_on_one_node_is_no_placement_warning() -> None:
+    """`select=1:ncpus=2` is one task of 2 CPUs on one node: a thread PE's 2 slots on one host
+    say the same, and nothing is left for an allocation rule to place (issue 19 item 8: a
+    warning that needs no action is noise)."""
+    text = "#!/bin/bash\n#PBS -l select=1:ncpus=2\necho hi\n"
+    out, diags = bammmc.convert(text, "pbs", "sge")
+    assert out is not None and "#$ -pe smp 2\n" in out
+    assert [d.code for d in diags] == []
