@@ -1019,8 +1019,8 @@ class SgeWriter(LossReports):
             )
             return
         self.opt("l", f"gpu={int(per_slot)}", path="spec.resources.gpu.count")
-        if (count.scope or "task") != "task" or per_task != 1:
-            self.approximated(
+        if slots > 1 and ((count.scope or "task") != "task" or per_task != 1):
+            self.approximated(  # one slot is one task on one host: the same count
                 "spec.resources.gpu.count",
                 f"{count} written as {int(per_slot)} per slot ({slots} slots)",
             )
