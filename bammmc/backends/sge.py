@@ -1128,6 +1128,22 @@ class SgeWriter(LossReports):
             exact = Fraction(mem.bytes, per_task * tasks)
         elif scope == "node" and res.tasks_per_node is not None:
             exact = Fraction(mem.bytes, per_task * res.tasks_per_node)
+        elif scope == "node" and res.nodes is not None and tasks % res.nodes == 0:
+            exact = Fraction(mem.bytes, per_task * (tasks // res.nodes))
+            if res.nodes > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"memory per node given to each of its {tasks // res.nodes} tasks' slots: the "
+                    f"{tasks} tasks are taken to spread evenly over the {res.nodes} nodes",
+                )
+        elif scope == "node":  # no node count: the slots share one host
+            exact = Fraction(mem.bytes, per_task * tasks)
+            if tasks * per_task > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"memory per node shared by the {tasks * per_task} slots: the job gives no "
+                    "node count, so they are taken to share one host",
+                )
         else:
             self.approximated(
                 "spec.resources.memoryPerTask", f"memory per {scope} written per slot"

@@ -50,10 +50,6 @@ ROWS: tuple[Row, ...] = (
         ),
         Alloc(tasks=4, nodes=1, cpus_per_task=2, mem_mb=8 * G, walltime_s=600, outputs=("t1.out",)),
         "sbatch(1): --mem is per node; 8 CPUs fit one 16-CPU node, so Slurm gives one node",
-        fails={
-            "sge": "item 4: --mem per node without -N stays in extensions.slurm.mem, "
-            "which Grid Engine drops"
-        },
     ),
     Row(
         "slurm-mem-per-cpu",
