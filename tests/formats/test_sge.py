@@ -1043,3 +1043,23 @@ def test_one_task_on_one_node_is_no_placement_warning() -> None:
     out, diags = bammmc.convert(text, "pbs", "sge")
     assert out is not None and "#$ -pe smp 2\n" in out
     assert [d.code for d in diags] == []
+
+
+@pytest.mark.parametrize(
+    ("directives", "line", "says"),
+    [
+        # Slurm picks the nodes: the 8 slots are taken to share one host (8G over 8 slots)
+        ("-n 4 -c 2 --mem=8G", "#$ -l h_vmem=1G\n", "taken to share one host"),
+        # two nodes of 4 tasks each, if Slurm spreads them evenly
+        ("-N 2 -n 8 --mem=8G", "#$ -l h_vmem=2G\n", "spread evenly"),
+        ("-N 2 --ntasks-per-node=4 --mem=8G", "#$ -l h_vmem=2G\n", None),  # exact
+    ],
+)
+def test_memory_per_node_is_shared_by_its_slots(
+    directives: str, line: str, says: str | None
+) -> None:
+    """Grid Engine's h_vmem is per slot (complex(5)); Slurm's --mem is per node (sbatch(1))."""
+    out, diags = bammmc.convert(f"{SH}#SBATCH {directives}\nsrun ./app\n", "slurm", "sge")
+    assert out is not None and line in out
+    notes = [d.message for d in diags if d.field == "spec.resources.memoryPerTask"]
+    assert any(says in n for n in notes) if says else not [n for n in notes if "node" in n]
