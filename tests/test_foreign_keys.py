@@ -22,7 +22,9 @@ def test_mirror_table_names_real_keys(scheduler: str) -> None:
 SLURM_TO_PBS = [
     # (Slurm directive, foreign key, expected code)
     ("--mem=8G", "spec.extensions.slurm.mem", "W301"),  # one task: memoryPerTask carries it
-    ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "W201"),  # nothing carries it
+    # per node on nodes Slurm fills as it likes: `memoryPerTask: 8Gi/node` carries it (PBS
+    # writes a chunk per node, each with mem=8gb)
+    ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "W301"),
     ("--comment=hello", "spec.extensions.slurm.comment", "W201"),
     ("--nodes=2-4", "spec.extensions.slurm.nodes", "W301"),
     ("--gres=gpu:2", "spec.extensions.slurm.gres", "W301"),
