@@ -67,12 +67,16 @@ def _start_sge() -> dict[str, str] | str:
         return f"no Grid Engine oracle at {start}"
     if os.geteuid() != 0:
         return "the Grid Engine oracle needs root"
+    # A Grid Engine host has no Slurm: its daemons (whose environment every job inherits) and
+    # qsub must not see the Slurm oracle's SLURM_CONF, or a converted job's `srun` would run
+    # on the Slurm oracle and pass a behaviour row it must fail (CI exports SLURM_CONF).
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     proc = subprocess.run(
-        ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False
+        ["bash", str(start)], capture_output=True, text=True, timeout=300, check=False, env=clean
     )
     if proc.returncode != 0:
         return "the Grid Engine oracle failed to start: " + proc.stderr.strip()[-300:]
-    env = dict(os.environ)
+    env = dict(clean)
     for line in proc.stdout.splitlines():
         if line.startswith("export ") and "=" in line:
             key, _, value = line[len("export ") :].partition("=")

@@ -31,6 +31,9 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     throttle: int | None = None  #: elements at once
     outputs: tuple[str, ...] | None = None  #: files in the submit directory, job ids as `N`
     ok: bool = True  #: every element ran and exited 0
+    #: the ids the scheduler gave the job and its elements (a run's, never the table's); an
+    #: output name is the table's `N` name when an id put where `N` is gives it
+    job_ids: tuple[str, ...] = ()
 
     def total_cpus(self) -> int | None:
         if self.cpus is not None:
@@ -42,9 +45,9 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 #: what each target's run shows (the other fields are not compared there)
 SEEN = {
-    "slurm": frozenset(Alloc.__struct_fields__),
+    "slurm": frozenset(Alloc.__struct_fields__) - {"job_ids"},
     # one host, slots: no tasks, nodes or CPUs per task to see
-    "sge": frozenset(Alloc.__struct_fields__) - {"tasks", "nodes", "cpus_per_task"},
+    "sge": frozenset(Alloc.__struct_fields__) - {"job_ids", "tasks", "nodes", "cpus_per_task"},
 }
 
 
@@ -59,9 +62,32 @@ def expected(want: Alloc, target: str) -> dict[str, Any]:
 
 def compare(want: Alloc, got: Alloc, target: str) -> dict[str, tuple[Any, Any]]:
     """The fields where ``got`` differs from ``want``: {field: (wanted, got)}."""
+    if got.outputs is not None and want.outputs is not None:
+        got = msgspec.structs.replace(got, outputs=_named(want.outputs, got.outputs, got.job_ids))
     return {
         k: (v, getattr(got, k)) for k, v in expected(want, target).items() if getattr(got, k) != v
     }
+
+
+def _named(want: tuple[str, ...], got: tuple[str, ...], ids: tuple[str, ...]) -> tuple[str, ...]:
+    """The names ``got`` as the table writes them: a name that is a wanted name with one of the
+    job's ids where `N` is becomes that wanted name. Matching against the wanted patterns, not
+    replacing every id, keeps a task id that equals a job id (job 7's element 7 writes
+    `log-7_7.out`; array job 3's `a-%a.out` elements write `a-3.out`). Any other name gets its
+    job ids as `N`, to show."""
+    alternatives = "|".join(sorted(ids, key=len, reverse=True))
+    patterns = [
+        (re.compile(re.escape(w).replace("N", f"(?:{alternatives})")), w)
+        for w in want
+        if "N" in w and ids
+    ]
+    named = []
+    for g in got:
+        name = g if g in want else next((w for p, w in patterns if p.fullmatch(g)), None)
+        if name is None and ids:
+            name = re.sub(rf"(?<!\d)(?:{alternatives})(?!\d)", "N", g)
+        named.append(name if name is not None else g)
+    return tuple(sorted(named))
 
 
 _SIZE = re.compile(r"([\d.]+)([kmgtKMGT]?)")
@@ -90,14 +116,6 @@ def seconds(text: str) -> int:
     while len(parts) < 3:
         parts.insert(0, 0)
     return (int(days or 0) * 24 + parts[0]) * 3600 + parts[1] * 60 + parts[2]
-
-
-def _outputs(names: list[str], ids: set[str]) -> tuple[str, ...]:
-    """File names with every job id as `N` (the same job gets another id on every run)."""
-    if not ids:
-        return tuple(sorted(names))
-    pattern = re.compile(r"(?<!\d)(" + "|".join(sorted(ids, key=len, reverse=True)) + r")(?!\d)")
-    return tuple(sorted(pattern.sub("N", n) for n in names))
 
 
 _INDEX = re.compile(r"^index=(\d+)$", re.M)
@@ -149,7 +167,8 @@ def on_slurm(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         walltime_s=seconds(rec["TimeLimit"]) if rec.get("TimeLimit") else None,
         array=_indices(elements, indices) if "ArrayJobId" in rec else None,
         throttle=int(throttle) if throttle and throttle != "0" else None,
-        outputs=_outputs(list(r.get("files") or {}), ids),
+        outputs=tuple(sorted(r.get("files") or {})),
+        job_ids=tuple(sorted(ids)),
         ok=r["state"] == "COMPLETED",
     ), r
 
@@ -177,6 +196,7 @@ def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         walltime_s=seconds(hard["h_rt"]) if "h_rt" in hard else None,
         array=_indices(elements, [e["task_id"] for e in elements]) if array else None,
         throttle=(array or {}).get("concurrency") or None,
-        outputs=_outputs(list(r.get("files") or {}), {str(r.get("job_id"))}),
+        outputs=tuple(sorted(r.get("files") or {})),
+        job_ids=(str(r.get("job_id")),),
         ok=bool(r.get("ok")),
     ), r
