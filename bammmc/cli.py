@@ -30,6 +30,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, NoReturn, TextIO
 
 import click
@@ -173,9 +174,17 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--lsf-unit",
             type=click.Choice(["KB", "MB", "GB", "TB", "PB", "EB"], case_sensitive=False),
-            default="KB",
-            show_default=True,
-            help="The site's LSF_UNIT_FOR_LIMITS: the unit of bare LSF sizes (`-M 4000`).",
+            default=None,
+            help="The site's LSF_UNIT_FOR_LIMITS: the unit of bare LSF sizes (`-M 4000`); "
+            "without it MB, as lsfinstall sets it, with a W302 where it decides.",
+        ),
+        click.option(
+            "--lsf-reserve",
+            type=click.Choice(["host", "task"], case_sensitive=False),
+            default=None,
+            help="How the LSF site reserves `rusage[mem=N]` for several slots: `task` when "
+            "lsb.params sets RESOURCE_RESERVE_PER_TASK=y; without it per host (LSF's default), "
+            "with a W302 where it decides.",
         ),
         click.option(
             "--sge-memory-resource",
@@ -263,6 +272,44 @@ def _configure(command: click.Command, ctx: click.Context) -> None:
     params["policy"] = Policy(
         strict=bool(config_strict) if strict is None else strict, rules=tuple(rules)
     )
+    unit, reserve = params.pop("lsf_unit"), params.pop("lsf_reserve")
+    params["site"] = Site(
+        lsf_unit=unit and unit.upper(),
+        lsf_reserve=reserve and reserve.lower(),
+        sge_memory_resource=params.pop("sge_memory_resource"),
+    )
+
+
+@dataclass(frozen=True)
+class Site:
+    """What bammmc cannot see of the clusters: `--lsf-unit`, `--lsf-reserve` (None when not
+    given) and `--sge-memory-resource`."""
+
+    lsf_unit: str | None = None
+    lsf_reserve: str | None = None
+    sge_memory_resource: str = "h_vmem"
+
+    def read(self, **more: Any) -> Any:
+        """The reader options with these settings."""
+        from bammmc.pipeline import Options
+
+        return Options(
+            lsf_unit=self.lsf_unit,
+            lsf_reserve=self.lsf_reserve,
+            sge_memory_resource=self.sge_memory_resource,
+            **more,
+        )
+
+    def write(self, **more: Any) -> Any:
+        """The writer options with these settings."""
+        from bammmc.backends import WriteOptions
+
+        return WriteOptions(
+            lsf_unit=self.lsf_unit,
+            lsf_reserve=self.lsf_reserve,
+            sge_memory_resource=self.sge_memory_resource,
+            **more,
+        )
 
 
 def _long_name(param: click.Option) -> str:
@@ -396,12 +443,11 @@ def _compile_input(
     band: Any,
     max_input_size: int | None,
     batch: bool,
-    lsf_unit: str = "KB",
-    sge_memory_resource: str = "h_vmem",
+    site: Site | None = None,
 ) -> tuple[list[Any], list[Any], str | None, str, Any]:
     """Read and compile one input: (compiled jobs, diagnostics, text, display name, format)."""
     from bammmc.diagnostics.model import Reporter
-    from bammmc.pipeline import Options, compile_text, get_format
+    from bammmc.pipeline import compile_text, get_format
     from bammmc.registry import check_explicit, detect
     from bammmc.source import MAX_INPUT_SIZE, read_input
 
@@ -414,15 +460,7 @@ def _compile_input(
     if fmt is None or (src and not check_explicit(fmt, source.text, reporter)):
         return [], reporter.diagnostics, source.text, name, None
     compiled = compile_text(
-        source.text,
-        fmt,
-        reporter,
-        Options(
-            band=band,
-            batch=batch,
-            lsf_unit=lsf_unit.upper(),
-            sge_memory_resource=sge_memory_resource,
-        ),
+        source.text, fmt, reporter, (site or Site()).read(band=band, batch=batch)
     )
     return compiled, reporter.diagnostics, source.text, name, fmt
 
@@ -757,8 +795,7 @@ def convert_cmd(
     band: Any,
     max_input_size: int | None,
     batch: bool,
-    lsf_unit: str,
-    sge_memory_resource: str,
+    site: Site,
 ) -> None:
     """Convert INPUT to another format (`-` reads stdin)."""
     from bammmc.pipeline import get_format
@@ -777,8 +814,7 @@ def convert_cmd(
             band,
             max_input_size,
             batch,
-            lsf_unit,
-            sge_memory_resource,
+            site,
         )
     into_directory = bool(output) and output != "-" and _names_directory(output or "")
     if dst is None:
@@ -801,14 +837,13 @@ def convert_cmd(
         _check_output(printer, input_path, output, force)
 
     compiled, diagnostics, text, name, _ = _compile_input(
-        input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+        input_path, src, band, max_input_size, batch, site
     )
     printer.add(diagnostics, name, text)
     if policy.fails(diagnostics) or not compiled or any(c.job is None for c in compiled):
         printer.flush()
         sys.exit(EXIT_ERRORS)
 
-    from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job
 
@@ -826,10 +861,8 @@ def convert_cmd(
             target,
             reporter,
             c.source_map,
-            WriteOptions(
+            site.write(
                 container_runtime=container_runtime,
-                lsf_unit=lsf_unit.upper(),
-                sge_memory_resource=sge_memory_resource,
                 band=band,
                 script_stem=stem or "job",
                 flux_json=to_file and (output or "").lower().endswith(".json"),
@@ -852,7 +885,7 @@ def convert_cmd(
         extras = [_marked(f, os.path.basename(output or "")) for f in extras]
     printer.add(reporter.diagnostics, None, None)
     if explain:  # also when the conversion fails: the table says why
-        options = _read_options(band, lsf_unit, sge_memory_resource)
+        options = site.read(band=band)
         for i, (c, piece, own) in enumerate(zip(compiled, pieces, per_job, strict=True)):
             _explain(
                 printer,
@@ -895,13 +928,6 @@ def convert_cmd(
             click.echo(f"wrote {path}", err=True)
 
 
-def _read_options(band: Any, lsf_unit: str, sge_memory_resource: str) -> Any:
-    """The reader options for reading an output back (the site settings it was written with)."""
-    from bammmc.pipeline import Options
-
-    return Options(band=band, lsf_unit=lsf_unit.upper(), sge_memory_resource=sge_memory_resource)
-
-
 def _explain(
     printer: _Printer,
     compiled: Any,
@@ -936,27 +962,25 @@ def _convert_all(
     band: Any,
     max_input_size: int | None,
     batch: bool,
-    lsf_unit: str,
-    sge_memory_resource: str,
+    site: Site,
 ) -> NoReturn:
     """`--to all`: convert to every registered format but the input's, write nothing, and print
     one row per target (exact / approximated / lost fields, errors) to stdout. Exit 1 when the
     input has errors or no target converts it without an error under the policy."""
     from bammmc import explain as report
-    from bammmc.backends import WriteOptions
     from bammmc.diagnostics.model import Reporter
     from bammmc.pipeline import emit_job
     from bammmc.registry import FORMATS
 
     printer = _Printer(diag_format, color, policy=policy)
     compiled, diagnostics, text, name, fmt = _compile_input(
-        input_path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+        input_path, src, band, max_input_size, batch, site
     )
     printer.add(diagnostics, name, text)
     if policy.fails(diagnostics) or not compiled or any(c.job is None for c in compiled):
         printer.flush()
         sys.exit(EXIT_ERRORS)
-    options = _read_options(band, lsf_unit, sge_memory_resource)
+    options = site.read(band=band)
     table = []
     for target in FORMATS.values():
         if target is fmt:
@@ -970,12 +994,7 @@ def _convert_all(
                 target,
                 reporter,
                 c.source_map,
-                WriteOptions(
-                    container_runtime=container_runtime,
-                    lsf_unit=lsf_unit.upper(),
-                    sge_memory_resource=sge_memory_resource,
-                    band=band,
-                ),
+                site.write(container_runtime=container_runtime, band=band),
             )
             own = [*diagnostics, *reporter.diagnostics[before:]]
             if explain:
@@ -1056,15 +1075,14 @@ def check_cmd(
     band: Any,
     max_input_size: int | None,
     batch: bool,
-    lsf_unit: str,
-    sge_memory_resource: str,
+    site: Site,
 ) -> None:
     """Validate and lint INPUTs without converting them."""
     printer = _Printer(diag_format, color, policy=policy)
     clean = warned = failed = 0
     for path in inputs:
         compiled, diagnostics, text, name, _ = _compile_input(
-            path, src, band, max_input_size, batch, lsf_unit, sge_memory_resource
+            path, src, band, max_input_size, batch, site
         )
         printer.add(diagnostics, name, text)
         if policy.fails(diagnostics) or not compiled:

@@ -10,11 +10,12 @@ docs/configuration.md``, "Config file discovery"). Files further up are not merg
 
 **Keys.** The long names of the command-line options that make sense for a project: ``strict``,
 ``allow``, ``deny``, ``diagnostics``, ``color``, ``container-runtime``, ``priority-range``,
-``lsf-unit``, ``sge-memory-resource``, ``max-input-size``, ``batch`` (:data:`KEYS`). A value is
-checked by the option's own click type, so a file and the command line accept the same values. An
-option given on the command line overrides the file (``ParameterSource``); click's
-``default_map`` is not used because ``--config`` is an option of the very command whose defaults
-it would have to fill, and because its errors name the option, not the line of the file. An
+``lsf-unit``, ``lsf-reserve``, ``sge-memory-resource``, ``max-input-size``, ``batch``
+(:data:`KEYS`). A value is checked by the option's own click type, so a file and the command line
+accept the same values. An option given on the command line overrides the file
+(``ParameterSource``); click's ``default_map`` is not used because ``--config`` is an option of
+the very command whose defaults it would have to fill, and because its errors name the option,
+not the line of the file. An
 unknown key, a value of the wrong type, an invalid value or invalid TOML is E016
 (``invalid-config``) at the line and column in the file, exit status 2.
 
@@ -53,6 +54,7 @@ KEYS: tuple[str, ...] = (
     "container-runtime",
     "priority-range",
     "lsf-unit",
+    "lsf-reserve",
     "sge-memory-resource",
     "max-input-size",
     "batch",

@@ -31,7 +31,10 @@ class Options:
     batch: bool = False
     max_nodes: int = MAX_NODES
     #: the site's `LSF_UNIT_FOR_LIMITS`: the unit of bare LSF sizes (`-M 4000`)
-    lsf_unit: str = "KB"
+    #: the LSF site's `LSF_UNIT_FOR_LIMITS` and `rusage[mem]` reservation (`host`, `task`):
+    #: None when not given (MB and per host are assumed, each use a W302)
+    lsf_unit: str | None = None
+    lsf_reserve: str | None = None
     #: the Grid Engine `-l` resource that carries memory per slot (`--sge-memory-resource`)
     sge_memory_resource: str = "h_vmem"
 
@@ -81,6 +84,7 @@ def compile_text(
         wanted = inspect.signature(lowering.lower).parameters
         settings = {
             "unit": options.lsf_unit,
+            "reserve": options.lsf_reserve,
             "memory_resource": options.sge_memory_resource,
             "band": options.band,
         }

@@ -271,8 +271,9 @@ _RESTORABLE: Final = f"""
         dependency
     spec.extensions.lsf: service_class license_project rusage_string compute_unit same_resource
         order_expression autoresizable frequency cpu_time_limit stack_limit thread_limit
-        run_window gpu_options mem_limit mem_limit_hard select span cu affinity resreq max_tasks
-        nnodes alloc_flags queues hosts priority dependency begin deadline run_limit
+        run_window gpu_options mem_limit mem_limit_hard memory_from_limit select span cu affinity
+        resreq max_tasks nnodes alloc_flags queues hosts priority dependency begin deadline
+        run_limit
     spec.extensions.htcondor: requirements rank periodic_hold periodic_hold_reason
         periodic_hold_subcode periodic_release periodic_remove periodic_vacate on_exit_hold
         on_exit_remove checkpointExitCode concurrency_limits max_materialize max_idle
@@ -998,6 +999,7 @@ def _read_back(text: str, fmt: Format, options: WriteOptions) -> Job | None:
     settings = Options(
         band=options.band,
         lsf_unit=options.lsf_unit,
+        lsf_reserve=options.lsf_reserve,
         sge_memory_resource=options.sge_memory_resource,
     )
     compiled = compile_text(text, fmt, scratch, settings)

@@ -187,6 +187,8 @@ OFF_BY_DEFAULT = {
     "spec.extensions.slurm.kill_on_bad_exit",
     "spec.extensions.lsf.autoresizable",
     "spec.extensions.lsf.nnodes",
+    # `false`: the memory is a reservation (`rusage[mem]`), as without the mark
+    "spec.extensions.lsf.memory_from_limit",
     # `-M` without `!` is LSF's default per-process (soft) limit (bsub -M): nothing to write
     "spec.extensions.lsf.mem_limit_hard",
     # `cu[excl]` asks for compute units of this job alone; without the keyword they are

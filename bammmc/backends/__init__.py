@@ -28,8 +28,10 @@ class WriteOptions:
     container_runtime: str = "apptainer"
     #: the Grid Engine `-l` resource that carries memory per slot (`--sge-memory-resource`)
     sge_memory_resource: str = "h_vmem"
-    #: the site's `LSF_UNIT_FOR_LIMITS` (LSF writes explicit units anyway; kept for the notes)
-    lsf_unit: str = "KB"
+    #: the site's `LSF_UNIT_FOR_LIMITS` and `rusage[mem]` reservation (`host`, `task`), None
+    #: when not given (the LSF writer writes explicit units and methods; its read-back uses them)
+    lsf_unit: str | None = None
+    lsf_reserve: str | None = None
     #: the canonical priority band (`--priority-range`) that `schedule.priority` is on
     band: PriorityBand = DEFAULT_BAND
     #: the main output's file name without its extension: extra files are named after it

@@ -67,6 +67,8 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
     },
     "lsf": {
         "mem_limit": _MEM,
+        "memory_from_limit": _MEM,
+        "nnodes": (f"{_R}.nodes",),
         "rusage_string": (*_MEM, *_GPU),
         "gpu_options": _GPU,
         "select": ("placement.constraint",),
@@ -271,13 +273,28 @@ def report_foreign(
         if path == "spec.extensions.sge.cwd":
             _report_start(writer, spec, own)
             continue
+        if path in MARKERS and carried:  # how the value was written, not a value
+            continue
         scheduler = path.split(".")[2]
-        if carried:
+        if path == "spec.extensions.lsf.mem_limit" and _get(
+            spec, "extensions.lsf.memory_from_limit"
+        ):
+            writer.approximated(
+                path,
+                "`-M` is a limit per process, and the job reserved no memory: the limit is "
+                "written as the memory each task asks for",
+            )
+        elif carried:
             writer.approximated(
                 path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
             )
         else:
             writer.lost(path, f"it only means something to {scheduler}")
+
+
+#: extension keys that say how a portable value was written in the source (`-nnodes`, memory
+#: that is `-M`'s limit), nothing of their own: silent where that value is written
+MARKERS: Final = ("spec.extensions.lsf.memory_from_limit", "spec.extensions.lsf.nnodes")
 
 
 def _report_start(writer: _Reports, spec: Spec, own: tuple[str, ...]) -> None:

@@ -461,6 +461,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.lsf.gpu_options": EXACT,
         "spec.extensions.lsf.mem_limit": EXACT,
         "spec.extensions.lsf.mem_limit_hard": EXACT,
+        "spec.extensions.lsf.memory_from_limit": EXACT,
         "spec.extensions.lsf.select": exact(
             "",
             (
@@ -958,7 +959,7 @@ class LsfWriter(LossReports):
                 self.opt("R", text)
             self.shadow_sections(strings)
         else:
-            sections = self.sections(res, ptile, one_host)
+            sections = self.sections(res, slots, ptile, one_host)
             strings = [" ".join(sections)] if sections else []
             if sections:
                 self.opt("R", " ".join(sections), "spec.resources")
@@ -1006,8 +1007,8 @@ class LsfWriter(LossReports):
         place = self.spec.placement
         checks: dict[str, tuple[object, object]] = {
             "memoryPerTask": (
-                res.memory_per_task and self.per_slot(res, quiet=True).bytes,
-                got.memory_per_task and got.memory_per_task.bytes,
+                _reserved(self.reservation(res, slots, res.tasks_per_node, quiet=True)),
+                got.memory_per_task and _reserved((got.memory_per_task, None)),
             ),
             "cpusPerTask": (
                 res.cpus_per_task and res.cpus_per_task.cores,
@@ -1089,7 +1090,9 @@ class LsfWriter(LossReports):
                 f"task or job as the site configures it{per}",
             )
 
-    def sections(self, res: Resources, ptile: int | None, one_host: bool) -> list[str]:
+    def sections(
+        self, res: Resources, slots: int | None, ptile: int | None, one_host: bool
+    ) -> list[str]:
         ext = self.ext
         out: list[str] = []
         terms: list[str] = []
@@ -1119,8 +1122,11 @@ class LsfWriter(LossReports):
                 out.append(ext.rusage_string)
         else:
             usage = []
-            if res.memory_per_task is not None:
-                usage.append(f"mem={self.size(self.per_slot(res), 'spec.resources.memoryPerTask')}")
+            reserved = self.reservation(res, slots, ptile)
+            if reserved is not None:
+                size, method = reserved
+                text = self.size(size, "spec.resources.memoryPerTask")
+                usage.append(f"mem={text}/{method}" if method else f"mem={text}")
             for name, count in (res.generic_resources or {}).items():
                 if self.resource_name(name, f"spec.resources.genericResources.{name}", "rusage"):
                     usage.append(f"{name}={_whole(count)}")
@@ -1181,29 +1187,42 @@ class LsfWriter(LossReports):
         )
         return []
 
-    def per_slot(self, res: Resources, quiet: bool = False) -> Size:
+    def reservation(
+        self, res: Resources, slots: int | None, ptile: int | None, quiet: bool = False
+    ) -> tuple[Size, str | None] | None:
+        """The `rusage[mem=]` of the job: the size and the reservation method after it
+        (`task`, `host`, `job`), so that every site reads it alike whatever its
+        `RESOURCE_RESERVE_PER_TASK` (IBM: per host by default); no method for one slot or one
+        slot per host, where they are the same (and any LSF reads it). ``None``: nothing is
+        reserved, `memoryPerTask` is the `-M` limit (`extensions.lsf.memory_from_limit`)."""
         mem = res.memory_per_task
-        assert mem is not None
+        if mem is None:
+            return None
+        ext = self.ext
         scope = mem.scope or "task"
+        limit = ext.mem_limit
+        if (
+            ext.memory_from_limit
+            and limit is not None
+            and (scope, mem.bytes) == ("task", limit.bytes)
+        ):
+            return None
         if quiet:  # the same conversion, without the reports (they are made once)
-            return LsfWriter(self.job, Reporter(), self.options).per_slot(res)
-        if scope == "task":
-            return mem
-        if scope == "cpu" and res.cpus_per_task is not None:
-            cores = res.cpus_per_task.cores
-            return Size.from_bytes(-(-(mem.bytes * cores.numerator) // cores.denominator))
+            return LsfWriter(self.job, Reporter(), self.options).reservation(res, slots, ptile)
+        size = mem.with_scope(None)
         if scope == "cpu":
-            return mem.with_scope(None)
-        divisor = {"node": res.tasks_per_node, "job": res.tasks}.get(scope)
-        if divisor:
-            per = -(-mem.bytes // divisor)
-            if per * divisor != mem.bytes:
-                self.approximated(
-                    "spec.resources.memoryPerTask", f"memory per {scope} rounded up per task"
-                )
-            return Size.from_bytes(per)
-        self.approximated("spec.resources.memoryPerTask", f"memory per {scope} written per task")
-        return mem.with_scope(None)
+            scope = "task"
+            if res.cpus_per_task is not None:
+                cores = res.cpus_per_task.cores
+                size = Size.from_bytes(-(-(mem.bytes * cores.numerator) // cores.denominator))
+        elif scope not in ("task", "node", "job"):
+            self.approximated(
+                "spec.resources.memoryPerTask", f"memory per {scope} written per task"
+            )
+            scope = "task"
+        if (slots or 1) == 1 or (ptile == 1 and scope != "job"):
+            return size, None
+        return size, {"task": "task", "node": "host", "job": "job"}[scope]
 
     def size(self, size: Size, path: str) -> str:
         """An explicit LSF size (`4GB`, `1536MB`): never a bare number, whose unit is the site's."""
@@ -1603,6 +1622,15 @@ def _cu_words(unit: LsfComputeUnit) -> list[str]:
     return words
 
 
+def _reserved(reserved: tuple[Size, str | None] | None) -> tuple[int, str] | None:
+    """A reservation as what it means, to compare two: bytes and `node`, `job` or `task`."""
+    if reserved is None:
+        return None
+    size, method = reserved
+    scope = {"host": "node", "job": "job", "task": "task"}.get(method or "", size.scope)
+    return size.bytes, scope if scope in ("node", "job") else "task"
+
+
 def _read_back(options: list[tuple[str, str | None]], write_options: WriteOptions) -> Job | None:
     """What bammmc's own reader makes of these bsub options (no diagnostics)."""
     from bammmc.diagnostics.model import Span
@@ -1613,7 +1641,11 @@ def _read_back(options: list[tuple[str, str | None]], write_options: WriteOption
     span = Span(line=1, column=1, end_line=1, end_column=2)
     occs = [Occurrence(name, value, span, span, f"-{name}") for name, value in options]
     job, _ = lower(
-        LsfScript(options=occs), Reporter(), write_options.lsf_unit, band=write_options.band
+        LsfScript(options=occs),
+        Reporter(),
+        write_options.lsf_unit,
+        band=write_options.band,
+        reserve=write_options.lsf_reserve,
     )
     return job
 
@@ -1624,7 +1656,13 @@ def _read_back_text(text: str, write_options: WriteOptions) -> tuple[Job | None,
     from bammmc.passes.lower.lsf import lower
 
     reporter = Reporter()
-    job, _ = lower(scan(text, reporter), reporter, write_options.lsf_unit, band=write_options.band)
+    job, _ = lower(
+        scan(text, reporter),
+        reporter,
+        write_options.lsf_unit,
+        band=write_options.band,
+        reserve=write_options.lsf_reserve,
+    )
     return job, any(d.is_error for d in reporter.diagnostics)
 
 

@@ -953,14 +953,18 @@ _ALL: Final[tuple[Code, ...]] = (
     Code(
         "W302",
         "site-unit-assumed",
-        "a bare LSF size read in the site's unit",
-        "An LSF size (`-M`, `-S`, `rusage[mem=]`) has no unit. LSF reads it in the unit of "
-        "`LSF_UNIT_FOR_LIMITS` in lsf.conf, which bammmc cannot see: it assumed `--lsf-unit` "
-        "(KB unless given).",
+        "an LSF value read by a site setting bammmc cannot see",
+        "An LSF size (`-M`, `-S`, `rusage[mem=]`) has no unit, or an `rusage[mem=]` of several "
+        "slots no `/task` or `/host`. LSF reads the unit from `LSF_UNIT_FOR_LIMITS` in lsf.conf "
+        "and reserves memory per host unless lsb.params sets `RESOURCE_RESERVE_PER_TASK=y`; "
+        "bammmc cannot see either, and assumed MB (as `lsfinstall` writes it) and per host.",
         "Sites set the unit to KB, MB or GB, and `-M` and `rusage[mem]` may even differ on one "
-        "cluster (pitfall 9): `-M 8000` is 8 MB on one cluster and 8 GB on another. The "
-        "converted job says exactly what was assumed; LSF output always has explicit units.",
-        "Write the unit (`-M 8GB`), or pass `--lsf-unit MB` (or the site's unit) when converting.",
+        "cluster (pitfall 9): `-M 8000` is 8 MB on one cluster and 8 GB on another; "
+        '`-n 8 -R "span[ptile=4] rusage[mem=4000]"` is 4000 MB on each of two hosts, or on each '
+        "of eight tasks. The converted job says exactly what was assumed; LSF output always has "
+        "explicit units and reservation methods.",
+        "Write the unit and the method (`rusage[mem=4GB/task]`, LSF 10.1.0.9+), or pass the "
+        "site's `--lsf-unit` and `--lsf-reserve` (or set them in bammmc.toml) when converting.",
         "#!/bin/bash\n#BSUB -M 8000\n./app\n",
         filename="job.lsf",
     ),

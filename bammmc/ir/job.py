@@ -448,6 +448,8 @@ class LsfExt(Ext):
     mem_limit: Size | None = None
     #: `-M N!`: a hard limit LSF enforces by killing the job
     mem_limit_hard: bool | None = None
+    #: `resources.memoryPerTask` is the `-M` limit: the job reserved no memory (`rusage[mem]`)
+    memory_from_limit: bool | None = None
     #: raw `select[…]` expression when it is not a plain `&&` of host features
     select: str | None = None
     #: raw `span[…]` contents when not `hosts=1` or `ptile=N`

@@ -243,10 +243,6 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=4, nodes=1, cpus_per_task=1, mem_mb=4000, walltime_s=600, outputs=("l1.out",)),
         "lsf.md §2.3: rusage mem in LSF_UNIT_FOR_LIMITS, MB as lsfinstall writes it, reserved "
         "per host (IBM: 'By default, memory is reserved for parallel jobs on a per-host basis')",
-        fails={
-            "slurm": "item 3: KB assumed and per slot",
-            "sge": "item 3: KB assumed and per slot",
-        },
     ),
     Row(
         "lsf-ptile-two-hosts",
@@ -254,10 +250,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#BSUB -J l2", '#BSUB -n 8 -R "span[ptile=4] rusage[mem=2000]"', "#BSUB -o l2.out"),
         Alloc(tasks=8, nodes=2, cpus_per_task=1, mem_mb=4000, outputs=("l2.out",)),
         "lsf.md §2.3: ptile=4 puts 4 slots on each of 2 hosts; rusage mem per host",
-        fails={
-            "slurm": "item 3: KB assumed and per slot",
-            "sge": "item 3: KB assumed and per slot",
-        },
     ),
     Row(
         "lsf-memory-limit-only",
@@ -266,10 +258,22 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, mem_mb=4000, outputs=("l3.out",)),
         "lsf.md §2.3: -M is a memory limit in LSF_UNIT_FOR_LIMITS (MB); Slurm's --mem is a limit "
         "too",
-        fails={
-            "slurm": "item 3: -M alone is not written as memory",
-            "sge": "item 3: -M alone is not written as memory",
-        },
+    ),
+    Row(
+        "lsf-rusage-per-task",
+        "lsf",
+        _sh("#BSUB -J l4", '#BSUB -n 4 -R "span[ptile=2] rusage[mem=1GB/task]"', "#BSUB -o l4.out"),
+        Alloc(tasks=4, nodes=2, cpus_per_task=1, mem_mb=4096, outputs=("l4.out",)),
+        "LSF 10.1.0.9 release notes: mem=1GB/task reserves 1 GB for each task, whatever "
+        "RESOURCE_RESERVE_PER_TASK says",
+    ),
+    Row(
+        "lsf-memory-limit-tasks",
+        "lsf",
+        _sh("#BSUB -J l5", "#BSUB -n 4 -R span[hosts=1] -M 1GB", "#BSUB -o l5.out"),
+        Alloc(tasks=4, nodes=1, mem_mb=4096, outputs=("l5.out",)),
+        "IBM bsub -M: a per-process limit (each task's; with cgroups LSF multiplies it by the "
+        "tasks on the host, bsub -hl)",
     ),
     Row(
         "lsf-array-throttle",

@@ -1,8 +1,10 @@
 """IBM Spectrum LSF, table-driven: bsub script -> IR, -> diagnostics, -> canonical bsub script.
 
-The LSF pitfalls of ../shared/docs/pitfalls.md have their own rows: sizes default to KB (or
-`--lsf-unit`), `-W 1:30` is ninety minutes, `-c` is CPU time, `-M` is a limit kept apart from
-the per-slot `rusage[mem]`, `-n` with `span[]`, arrays in the job name, `-nnodes` with `-n`.
+The LSF pitfalls of ../shared/docs/pitfalls.md have their own rows: bare sizes are in the site's
+unit (MB, as `lsfinstall` writes `LSF_UNIT_FOR_LIMITS`, or `--lsf-unit`), `rusage[mem]` is
+reserved per host unless `/task` (or `--lsf-reserve task`), `-W 1:30` is ninety minutes, `-c` is
+CPU time, `-M` is a limit kept apart from `rusage[mem]` (and the memory asked for only without
+one), `-n` with `span[]`, arrays in the job name, `-nnodes` with `-n`.
 """
 
 from __future__ import annotations
@@ -80,11 +82,31 @@ READ = [
     ('-n 4 -R "span[block=2]"', spec(extensions={"lsf": {"span": "block=2"}})),
     ('-n 2 -R "affinity[core(4)]"', spec(resources={"tasks": 2, "cpusPerTask": 4})),
     ("-nnodes 2", spec(resources={"nodes": 2}, extensions={"lsf": {"nnodes": True}})),
-    # memory: KB by default (pitfall 8), -M a limit apart from rusage (pitfall 3, 9)
+    # memory: MB by default (`lsfinstall` writes LSF_UNIT_FOR_LIMITS=MB; pitfall 8), -M a
+    # limit apart from rusage (pitfall 3, 9), the memory asked for only without one
     ('-R "rusage[mem=4GB]"', spec(resources={"memoryPerTask": "4Gi"})),
-    ('-R "rusage[mem=2048]"', spec(resources={"memoryPerTask": "2Mi"})),
-    ("-M 8GB", spec(extensions={"lsf": {"mem_limit": "8Gi"}})),
-    ("-M 4096", spec(extensions={"lsf": {"mem_limit": "4Mi"}})),
+    ('-R "rusage[mem=2048]"', spec(resources={"memoryPerTask": "2Gi"})),
+    # rusage[mem] of several slots: per host by default (IBM "Enabling per-task memory
+    # reservation": `bsub -n 4 -R "rusage[mem=500]"` reserves 500 MB on each host), `/task`,
+    # `/host`, `/job` as written (LSF 10.1.0.9 release notes, "resource reservation method")
+    ('-n 8 -R "rusage[mem=4GB]"', spec(resources={"tasks": 8, "memoryPerTask": "4Gi/node"})),
+    (
+        '-n 8 -R "span[ptile=4] rusage[mem=4GB/host]"',
+        spec(resources={"tasks": 8, "nodes": 2, "tasksPerNode": 4, "memoryPerTask": "4Gi/node"}),
+    ),
+    ('-n 8 -R "rusage[mem=4GB/task]"', spec(resources={"tasks": 8, "memoryPerTask": "4Gi"})),
+    ('-n 8 -R "rusage[mem=32GB/job]"', spec(resources={"tasks": 8, "memoryPerTask": "32Gi/job"})),
+    ('-n 8 -R "span[ptile=1] rusage[mem=4GB]"', spec(resources={"memoryPerTask": "4Gi"})),
+    ('-n 1 -R "rusage[mem=4GB/host]"', spec(resources={"memoryPerTask": "4Gi"})),
+    ('-R "rusage[mem=4GB/job]"', spec(resources={"memoryPerTask": "4Gi"})),
+    (
+        "-M 8GB",
+        spec(
+            resources={"memoryPerTask": "8Gi"},
+            extensions={"lsf": {"mem_limit": "8Gi", "memory_from_limit": True}},
+        ),
+    ),
+    ("-M 4096", spec(extensions={"lsf": {"mem_limit": "4Gi"}})),
     ("-M 1GB!", spec(extensions={"lsf": {"mem_limit": "1Gi", "mem_limit_hard": True}})),
     ("-S 8MB -T 16", spec(extensions={"lsf": {"stack_limit": "8Mi", "thread_limit": 16}})),
     (
@@ -99,6 +121,11 @@ READ = [
     ('-R "select[avx512 && ib]"', spec(placement={"constraint": "avx512&ib"})),
     ("-R gpu", spec(placement={"constraint": "gpu"})),
     ('-R "select[mem>64000]"', spec(extensions={"lsf": {"select": "mem>64000"}})),
+    # a unit in a select expression (LSF 10.1.0.2+, formats/lsf.md §2.3)
+    (
+        '-R "select[mem>10GB && ncpus>4]"',
+        spec(extensions={"lsf": {"select": "mem>10GB && ncpus>4"}}),
+    ),
     ('-R "order[-r15s:pg]"', spec(extensions={"lsf": {"order_expression": "-r15s:pg"}})),
     ('-R "same[type:model]"', spec(extensions={"lsf": {"same_resource": ["type", "model"]}})),
     (
@@ -300,17 +327,82 @@ def test_unknown_option_suggests() -> None:
 
 
 def test_site_unit_option() -> None:
-    """A bare `-M` is KB by default; `--lsf-unit MB` makes it MB (pitfall 8, 9)."""
+    """A bare `-M` is MB unless the site's unit is given (pitfall 8, 9): `lsfinstall` writes
+    `LSF_UNIT_FOR_LIMITS=MB` into lsf.conf (IBM, lsf.conf LSF_UNIT_FOR_LIMITS: "Set to MB at
+    time of installation"), each such guess a W302; `--lsf-unit KB` reads KB, saying nothing."""
     text = SH + "#BSUB -M 4096\n#BSUB -R 'rusage[mem=2048]'\n" + BODY
+    for unit, factor, said in ((None, 1024**2, ["W302", "W302"]), ("KB", 1024, [])):
+        reporter = Reporter("job.lsf")
+        job, _ = lower(scan(text, reporter), reporter, unit=unit)
+        assert job is not None and job.spec and job.spec.extensions and job.spec.extensions.lsf
+        mem_limit = job.spec.extensions.lsf.mem_limit
+        assert mem_limit is not None and mem_limit.bytes == 4096 * factor
+        assert job.spec.resources and job.spec.resources.memory_per_task
+        assert job.spec.resources.memory_per_task.bytes == 2048 * factor
+        assert [d.code for d in reporter.diagnostics] == said
+    assert "read as MB" in lower_diags(text)[0].message
+
+
+def lower_diags(text: str, **site: Any) -> list[Diagnostic]:
     reporter = Reporter("job.lsf")
-    job, _ = lower(scan(text, reporter), reporter, unit="MB")
-    assert job is not None and job.spec and job.spec.extensions and job.spec.extensions.lsf
-    mem_limit = job.spec.extensions.lsf.mem_limit
-    assert mem_limit is not None and mem_limit.bytes == 4096 * 1024**2
-    assert job.spec.resources and job.spec.resources.memory_per_task
-    assert job.spec.resources.memory_per_task.bytes == 2048 * 1024**2
-    assert [d.code for d in reporter.diagnostics] == ["W302", "W302"]
-    assert "MB" in reporter.diagnostics[0].message
+    lower(scan(text, reporter), reporter, **site)
+    return reporter.diagnostics
+
+
+def test_site_reservation() -> None:
+    """`rusage[mem]` of several slots without `/task` or `/host` is reserved as the site says:
+    per host by default (a W302 that names the assumption), per task with `--lsf-reserve
+    task` (RESOURCE_RESERVE_PER_TASK=y), silently when the site is given."""
+    text = SH + '#BSUB -n 8\n#BSUB -R "span[ptile=4] rusage[mem=4GB]"\n' + BODY
+    (warning,) = lower_diags(text)
+    assert warning.code == "W302" and "reserved per host (8 slots)" in warning.message
+    assert warning.span is not None and warning.span.column == text.splitlines()[2].index("4GB") + 1
+    reporter = Reporter("job.lsf")
+    job, _ = lower(scan(text, reporter), reporter, reserve="task")
+    assert reporter.diagnostics == []
+    assert job is not None and job.spec and job.spec.resources
+    assert str(job.spec.resources.memory_per_task) == "4Gi"
+    assert lower_diags(text, reserve="host") == []
+    # written with its method, a unit, one slot or one slot per host: nothing to assume
+    for same in ("rusage[mem=4GB/task]", "rusage[mem=4GB/host]", "span[ptile=1] rusage[mem=4GB]"):
+        assert lower_diags(SH + f'#BSUB -n 8 -R "{same}"\n' + BODY) == []
+    assert lower_diags(SH + '#BSUB -R "rusage[mem=4GB]"\n' + BODY) == []
+    # no unit either: one W302 says both
+    (both,) = lower_diags(SH + '#BSUB -n 8 -R "rusage[mem=4000]"\n' + BODY)
+    assert "no unit: read as 4000 MB, reserved per host" in both.message
+
+
+def test_memory_limit_alone_is_the_request() -> None:
+    """`-M` without `rusage[mem]`: the limit (per process: each task's) stands for the memory
+    the job needs, with a W301 for other targets saying it was a limit; LSF writes it back as
+    `-M` alone. With a reservation, `-M` stays a limit apart (pitfall 3)."""
+    text = SH + "#BSUB -n 4\n#BSUB -M 8GB\n./app\n"
+    out, diags = bammmc.convert(text, "lsf", "slurm")
+    assert out is not None and "--mem-per-cpu=8G\n" in out
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.extensions.lsf.mem_limit")]
+    assert "a limit per process" in diags[0].message
+    out, diags = bammmc.convert(text, "lsf", "lsf")
+    assert out is not None and "#BSUB -M 8GB\n" in out and "rusage" not in out and diags == []
+    job, _ = read(SH + '#BSUB -M 8GB -R "rusage[mem=2GB]"\n' + BODY)
+    assert job["spec"]["resources"] == {"memoryPerTask": "2Gi"}
+    assert job["spec"]["extensions"] == {"lsf": {"mem_limit": "8Gi"}}
+
+
+def test_reservation_is_written_with_its_method() -> None:
+    """Several slots: `/task`, `/host` or `/job` after the size, so any site reads it alike; one
+    slot (or one per host): the plain size, which every LSF version reads."""
+    cases = [
+        ("--ntasks=8 --mem-per-cpu=2G", "rusage[mem=2GB/task]"),
+        ("--nodes=2 --ntasks=8 --mem=16G", "rusage[mem=16GB/host]"),
+        ("--ntasks=1 --mem=4G", "rusage[mem=4GB]"),
+        ("--nodes=3 --ntasks-per-node=1 --mem=4G", "rusage[mem=4GB]"),
+    ]
+    for options, section in cases:
+        text = SH + "".join(f"#SBATCH {o}\n" for o in options.split()) + "srun x\n"
+        out, _ = bammmc.convert(text, "slurm", "lsf")
+        assert out is not None and section in out, (options, out)
+        _, diags = bammmc.parse(out, "lsf")
+        assert [d for d in diags if d.code == "W302"] == [], out  # nothing left to the site
 
 
 def test_explicit_units_are_written() -> None:
@@ -318,7 +410,7 @@ def test_explicit_units_are_written() -> None:
     assert job is not None
     out, diags = bammmc.emit(job, "lsf")
     assert out is not None
-    assert "#BSUB -M 4MB\n" in out and "rusage[mem=1536MB]" in out
+    assert "#BSUB -M 4GB\n" in out and "rusage[mem=1536MB]" in out
     assert diags == []
 
 
@@ -656,10 +748,10 @@ def test_repeated_sections_are_merged() -> None:
     text = SH + '#BSUB -n 8\n#BSUB -R "select[gpu] span[ptile=2] rusage[mem=2GB]"\n'
     text += '#BSUB -R "select[ib]"\n' + BODY
     job, diags = read(text)
-    assert diags == []
+    assert [d.code for d in diags] == ["W302"]  # per host: 2 slots of each
     subset(
         spec(
-            resources={"tasks": 8, "nodes": 4, "tasksPerNode": 2, "memoryPerTask": "2Gi"},
+            resources={"tasks": 8, "nodes": 4, "tasksPerNode": 2, "memoryPerTask": "2Gi/node"},
             placement={"constraint": "gpu&ib"},
             extensions={
                 "lsf": {"resreq": ["select[gpu] span[ptile=2] rusage[mem=2GB]", "select[ib]"]}
@@ -676,8 +768,8 @@ def test_repeated_sections_are_merged() -> None:
     assert "memoryPerTask" not in job["spec"].get("resources", {})
     assert job["spec"]["placement"] == {"constraint": "x"}
     # the same rusage twice, once with the site's unit implied: one section
-    job, diags = read(SH + '#BSUB -R "rusage[mem=2500KB]"\n#BSUB -R "rusage[mem=2500]"\n' + BODY)
-    assert job["spec"]["resources"] == {"memoryPerTask": "2560k"}  # 2500 × 1024 bytes
+    job, diags = read(SH + '#BSUB -R "rusage[mem=2500MB]"\n#BSUB -R "rusage[mem=2500]"\n' + BODY)
+    assert job["spec"]["resources"] == {"memoryPerTask": "2500Mi"}
     assert "extensions" not in job["spec"] and codes(diags) == [("W302", None)]
 
 
@@ -763,11 +855,11 @@ def test_sniff_reads_column_zero_only() -> None:
     assert not sniff("kind: Job\nspec:\n  execution:\n    script: |\n      #BSUB -n 4\n")
 
 
-def test_memory_per_slot_with_ptile() -> None:
-    """`-n 2 span[ptile=4] rusage[mem=4GB]`: 4 GB per slot = per task, on one host."""
+def test_memory_per_host_with_ptile() -> None:
+    """`-n 2 span[ptile=4] rusage[mem=4GB]`: 4 GB on the one host the two slots share."""
     job, _ = read(SH + '#BSUB -n 2 -R "span[ptile=4] rusage[mem=4GB]"\n' + BODY)
     assert job["spec"]["resources"] == {
-        "memoryPerTask": "4Gi",
+        "memoryPerTask": "4Gi/node",
         "tasks": 2,
         "nodes": 1,
         "tasksPerNode": 4,
@@ -1013,3 +1105,14 @@ KEPT_LSF = [
 @pytest.mark.parametrize(("spec_yaml", "line"), KEPT_LSF)
 def test_separators_where_they_are_plain(spec_yaml: str, line: str) -> None:
     assert line in directives(spec_yaml, "lsf")
+
+
+def test_nnodes_is_no_loss_where_nodes_are_written() -> None:
+    """`-nnodes 2` is `resources.nodes`; its `extensions.lsf.nnodes` mark only says how LSF
+    spelled it, so a target that writes the node count reports nothing for it (it gave a
+    false W201 before)."""
+    text = SH + "#BSUB -nnodes 2\n#BSUB -W 10\n./app\n"
+    for target, line in (("slurm", "#SBATCH --nodes=2\n"), ("pbs", "select=2")):
+        out, diags = bammmc.convert(text, "lsf", target)
+        assert out is not None and line in out
+        assert [d for d in diags if "nnodes" in (d.field or "")] == [], target

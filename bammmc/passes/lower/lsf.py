@@ -108,12 +108,17 @@ PASSED: Final = frozenset(
 def lower(
     script: LsfScript,
     reporter: Reporter,
-    unit: str = "KB",
+    unit: str | None = None,
     *,
     band: PriorityBand | None = None,
+    reserve: str | None = None,
 ) -> tuple[Job | None, SourceMap]:
     """Lower the options; ``unit`` is the site's `LSF_UNIT_FOR_LIMITS` for bare numbers,
-    ``band`` the canonical priority band `-sp` is mapped onto (`--priority-range`)."""
+    ``band`` the canonical priority band `-sp` is mapped onto (`--priority-range`),
+    ``reserve`` how the site reserves an `rusage[mem=]` without `/task` or `/host` for a job
+    of several slots (`host`, LSF's default; `task` with `RESOURCE_RESERVE_PER_TASK=y`).
+    ``None``: not known, LSF's defaults are assumed (MB, as `lsfinstall` writes it, and per
+    host), each use said by a W302."""
     source_map = SourceMap()
     errors_before = sum(d.is_error for d in reporter.diagnostics)
     b = _Builder(reporter, "", source_map, band=band or DEFAULT_BAND)
@@ -125,7 +130,7 @@ def lower(
             repeated[occ.name].append(occ)
         else:
             last[occ.name] = occ  # within the script, the last occurrence wins
-    state = _State(b, unit.upper())
+    state = _State(b, unit, reserve)
     if "nnodes" in last and "n" in last:
         reporter.report(
             "E135",
@@ -157,9 +162,18 @@ def lower(
 class _State:
     """What the options say, collected before the parts that depend on each other are set."""
 
-    def __init__(self, b: _Builder, unit: str) -> None:
+    def __init__(self, b: _Builder, unit: str | None, reserve: str | None) -> None:
         self.b = b
-        self.unit = unit
+        #: the site's `LSF_UNIT_FOR_LIMITS` (MB, as `lsfinstall` writes it, unless given)
+        self.unit = (unit or "MB").upper()
+        self.unit_given = unit is not None
+        #: `--lsf-reserve`: `host` or `task` when given
+        self.reserve = reserve
+        #: the `rusage[mem=]` reservation: bytes, the method written (`task`, `host`, `job` or
+        #: None: the site's) and where; its scope needs the slots and hosts (``_finish``)
+        self.mem: tuple[int, str | None, Occurrence] | None = None
+        #: each distinct `mem=` value of the rusage sections: its text, where, and the method
+        self.mem_values: list[tuple[str, Occurrence, str | None]] = []
         self.other: dict[str, str] = {}
         self.other_occ: Occurrence | None = None
         self.slots: tuple[int, Occurrence] | None = None
@@ -168,6 +182,8 @@ class _State:
         self.streams: dict[str, tuple[str, Occurrence]] = {}
         #: `-J` as written
         self.name_value: str | None = None
+        #: `-M`: bytes and where
+        self.mem_limit: tuple[int, Occurrence] | None = None
 
 
 def _ext(b: _Builder, key: str, value: Any, occ: Occurrence) -> None:
@@ -194,9 +210,11 @@ def _tree(
         ) from None
 
 
-def lsf_bytes(text: str, occ: Occurrence, state: _State, what: str) -> tuple[int, bool]:
+def lsf_bytes(
+    text: str, occ: Occurrence, state: _State, what: str, *, report: bool = True
+) -> tuple[int, bool]:
     """Bytes of an LSF size (`N[unit][!]`) and whether it is hard (`!`); a bare number is in
-    the site unit, said by a W302."""
+    the site unit, said by a W302 (unless ``report`` is false: the caller says it)."""
     tree = _tree("lsf_size", text, occ, state.b.reporter, "size", "8GB")
     number = decimal(str(tree.children[0]), occ, state.b.reporter)
     unit = None
@@ -208,18 +226,37 @@ def lsf_bytes(text: str, occ: Occurrence, state: _State, what: str) -> tuple[int
             hard = True
     if unit is None:
         unit = state.unit[0]
-        state.b.reporter.report(
-            "W302",
-            f"`{text}` has no unit: read as {state.unit} ({what})",
-            occ.value_span or occ.span,
-            notes=(
-                "LSF reads bare numbers in the unit of `LSF_UNIT_FOR_LIMITS` in lsf.conf "
-                "(KB unless the site sets it)",
-            ),
-            help="write the unit (`8GB`), or pass `--lsf-unit MB` if the site uses MB",
-        )
+        if report and not state.unit_given:
+            _site_assumed(f"`{text}` has no unit: read as {state.unit} ({what})", occ, state)
     exact = number * UNITS[unit]
     return -(-exact.numerator // exact.denominator), hard
+
+
+def _site_assumed(
+    message: str,
+    occ: Occurrence,
+    state: _State,
+    *,
+    unit: bool = True,
+    notes: tuple[str, ...] = (),
+    help: str | None = None,
+) -> None:
+    """W302: a value read by a site setting bammmc cannot see (the unit of a bare size when
+    ``unit``, the reservation method of `rusage[mem]`) and not given by `--lsf-unit` or
+    `--lsf-reserve`."""
+    unit_note = (
+        "LSF reads bare numbers in the unit of `LSF_UNIT_FOR_LIMITS` in lsf.conf: "
+        "`lsfinstall` sets MB (KB where the line is missing)"
+    )
+    state.b.reporter.report(
+        "W302",
+        message,
+        occ.value_span or occ.span,
+        notes=((unit_note,) if unit else ()) + notes,
+        help=help
+        or "write the unit (`8GB`), or pass `--lsf-unit` with the site's unit "
+        "(`grep LSF_UNIT_FOR_LIMITS $LSF_ENVDIR/lsf.conf` on the cluster says it)",
+    )
 
 
 def minutes(text: str, occ: Occurrence, reporter: Reporter) -> tuple[int, bool]:
@@ -307,6 +344,7 @@ def _option(name: str, occ: Occurrence, s: _State) -> None:
     elif name == "M":
         n_bytes, hard = lsf_bytes(value, occ, s, "memory limit")
         _ext(b, "mem_limit", Size.from_bytes(n_bytes), occ)
+        s.mem_limit = (n_bytes, occ)
         if hard:
             _ext(b, "mem_limit_hard", True, occ)
     elif name == "S":
@@ -656,7 +694,7 @@ def _resreqs(occs: list[Occurrence], s: _State) -> None:
             sizes = {n for section, _, _ in items if (n := _rusage_mem(section, s)) is not None}
             single = all(len(section.children) == 1 for section, _, _ in items)
             if single and len(sizes) == 1:
-                b.set("spec.resources.memoryPerTask", Size.from_bytes(sizes.pop()), items[0][2])
+                s.mem = (*sizes.pop(), items[0][2])
         elif kind in ("span_sec", "affinity_sec") and len(items) == 1:
             section, text, occ = items[0]
             _section(section, text, occ, s, portable_only=True)
@@ -686,18 +724,21 @@ def _section_key(section: Any, text: str, occ: Occurrence, s: _State) -> Any:
             for usage in lst.children:
                 for item in usage.children:
                     key, tok = str(item.children[0]), item.children[1]
+                    method = str(item.children[2]) if len(item.children) > 2 else None
                     if key == "mem":
+                        end = item.children[-1]
                         mem_occ = Occurrence(
                             occ.name,
                             str(tok),
                             occ.span,
-                            _sub_span(occ, tok.start_pos or 0, tok.end_pos or 0),
+                            _sub_span(occ, tok.start_pos or 0, end.end_pos or 0),
                             occ.written,
                         )
-                        n_bytes, _ = lsf_bytes(str(tok), mem_occ, s, "memory reservation per slot")
-                        out.append((key, n_bytes))
+                        n_bytes, _ = lsf_bytes(str(tok), mem_occ, s, "memory", report=False)
+                        s.mem_values.append((str(tok), mem_occ, method))
+                        out.append((key, n_bytes, method))
                     else:
-                        out.append((key, str(tok)))
+                        out.append((key, str(tok), method))
                 out.append(":")
             out.append("||")
         return tuple(out)
@@ -705,11 +746,11 @@ def _section_key(section: Any, text: str, occ: Occurrence, s: _State) -> Any:
     return " ".join(_slice(node, text).split())
 
 
-def _rusage_mem(section: Any, s: _State) -> int | None:
-    """Bytes of the `mem=` of a rusage section with one usage list (the W302 was reported by
-    ``_section_key``); ``None`` without one."""
+def _rusage_mem(section: Any, s: _State) -> tuple[int, str | None] | None:
+    """Bytes and reservation method (`task`, `host`, `job`, None) of the `mem=` of a rusage
+    section with one usage list (its W302 is reported by ``_finish``); ``None`` without one."""
     mems = [
-        str(i.children[1])
+        i.children
         for lst in section.children[:1]
         for usage in lst.children
         for i in usage.children
@@ -717,7 +758,10 @@ def _rusage_mem(section: Any, s: _State) -> int | None:
     ]
     if len(mems) != 1:
         return None
-    return _quiet_bytes(mems[0], s)
+    n_bytes = _quiet_bytes(str(mems[0][1]), s)
+    if n_bytes is None:
+        return None
+    return n_bytes, (str(mems[0][2]) if len(mems[0]) > 2 else None)
 
 
 def _quiet_bytes(text: str, s: _State) -> int | None:
@@ -813,9 +857,9 @@ def _rusage(section: Any, text: str, occ: Occurrence, s: _State) -> None:
     lists = section.children
     keys = [str(i.children[0]) for lst in lists for usage in lst.children for i in usage.children]
     if len(lists) == 1:
-        n_bytes = _rusage_mem(section, s)
-        if n_bytes is not None:
-            b.set("spec.resources.memoryPerTask", Size.from_bytes(n_bytes), occ)
+        mem = _rusage_mem(section, s)
+        if mem is not None:
+            s.mem = (*mem, occ)
     if keys != ["mem"] or len(lists) != 1:
         _ext(b, "rusage_string", raw, occ)
 
@@ -900,9 +944,70 @@ def _finish(s: _State) -> None:
         _ext(b, "span", f"ptile={s.ptile[0]}", s.ptile[1])
     if s.one_host is not None:
         b.set("spec.resources.nodes", 1, s.one_host)
+    _memory(s)
     _streams(s)
     if s.other and s.other_occ is not None:
         _ext(b, "options", s.other, s.other_occ)
+
+
+def _memory(s: _State) -> None:
+    """`rusage[mem=]` is memory per task, per host or per job: `/task`, `/host`, `/job` when
+    written (LSF 10.1.0.9+), else the site's `RESOURCE_RESERVE_PER_TASK` decides, per host by
+    default (IBM, "Enabling per-task memory reservation": `bsub -n 4 -R "rusage[mem=500]"`
+    reserves 500 MB on each host). One slot, or one slot per host, is the same either way.
+    Without a reservation, `-M` (a limit per process, the job's tasks) stands for the memory
+    the job needs: `extensions.lsf.memory_from_limit` marks it."""
+    b = s.b
+    tasks = s.slots[0] if s.slots is not None else 1
+    one_per_host = s.ptile is not None and s.ptile[0] == 1
+    reserve = s.reserve or "host"
+    seen: set[tuple[str, str | None]] = set()
+    for text, occ, method in s.mem_values:
+        if (text, method) in seen:
+            continue
+        seen.add((text, method))
+        bare = text.rstrip("!").rstrip("KMGTPEZkmgtpezBb") == text.rstrip("!") and not s.unit_given
+        by_site = method is None and tasks > 1 and not one_per_host and s.reserve is None
+        if by_site:
+            what = f"reserved per {reserve} ({tasks} slots)"
+            message = (
+                f"`mem={text}` has no unit: read as {text} {s.unit}, {what}"
+                if bare
+                else f"`mem={text}` of {tasks} slots has no `/task` or `/host`: read as {what}"
+            )
+            sized = text.rstrip("!") + (s.unit if bare else "")
+            _site_assumed(
+                message,
+                occ,
+                s,
+                unit=bare,
+                notes=(
+                    "LSF reserves `rusage[mem]` on each host unless lsb.params sets "
+                    "`RESOURCE_RESERVE_PER_TASK=y` (then for each task)",
+                ),
+                help=f"write `mem={sized}/task` or `mem={sized}/host` (LSF 10.1.0.9+), or pass "
+                + ("`--lsf-unit` and " if bare else "")
+                + "`--lsf-reserve` with the site's settings",
+            )
+        elif bare:
+            _site_assumed(f"`mem={text}` has no unit: read as {s.unit}", occ, s)
+    if s.mem is not None:
+        n_bytes, method, occ = s.mem
+        if method is None:
+            method = reserve
+        if method == "job" and tasks > 1:
+            size = Size.from_bytes(n_bytes, scope="job")
+        elif method == "host" and tasks > 1 and not one_per_host:
+            size = Size.from_bytes(n_bytes, scope="node")
+        else:
+            size = Size.from_bytes(n_bytes)
+        b.set("spec.resources.memoryPerTask", size, occ)
+    elif (
+        s.mem_limit is not None and not s.mem_values and b.get("spec.extensions.lsf.resreq") is None
+    ):
+        n_bytes, occ = s.mem_limit
+        b.set("spec.resources.memoryPerTask", Size.from_bytes(n_bytes), occ)
+        _ext(b, "memory_from_limit", True, occ)
 
 
 def _template(occ: Occurrence, s: _State, field: str) -> Template:
