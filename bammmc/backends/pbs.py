@@ -1120,16 +1120,25 @@ class PbsWriter(LossReports):
                 )
         self.opt("l", "nodes=" + ":".join(spec), "spec.resources")
         if res.memory_per_task is not None:
+            # `pmem` is per process: Torque and Moab reserve it for each processor `ppn`
+            # counts (torque.md §2), so a node's memory is shared by all `tpn × cpus` of them
             mem = res.memory_per_task
             node_bytes = self.per_chunk(mem, tpn, cpus, nodes, res)
-            per_task = -(-node_bytes // tpn)
-            if per_task * tpn != node_bytes:
+            procs = tpn * cpus
+            per_proc = -(-node_bytes // procs)
+            if per_proc * procs != node_bytes:
                 self.approximated(
                     "spec.resources.memoryPerTask",
-                    f"{node_bytes} bytes per node over {tpn} tasks rounded up to {per_task} bytes "
-                    "per task (`pmem`)",
+                    f"{Size.from_bytes(node_bytes)} per node over {procs} processors rounded up to "
+                    f"{Size.from_bytes(per_proc)} per processor (`pmem`)",
                 )
-            self.opt("l", f"pmem={pbs_size(per_task)}", "spec.resources.memoryPerTask")
+            elif cpus > 1:
+                self.approximated(
+                    "spec.resources.memoryPerTask",
+                    f"`pmem` is per processor: {Size.from_bytes(node_bytes // tpn)} per task "
+                    f"written as {Size.from_bytes(per_proc)} for each of its {cpus} processors",
+                )
+            self.opt("l", f"pmem={pbs_size(per_proc)}", "spec.resources.memoryPerTask")
         if cpus > 1:
             self.approximated(
                 "spec.resources.cpusPerTask",

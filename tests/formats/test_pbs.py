@@ -996,3 +996,23 @@ KEPT_PBS = [
 @pytest.mark.parametrize(("spec_yaml", "target", "line"), KEPT_PBS)
 def test_separators_where_they_are_plain(spec_yaml: str, target: str, line: str) -> None:
     assert line in directives(spec_yaml, target)
+
+
+def test_torque_pmem_is_per_processor() -> None:
+    """`pmem` is per process, and Torque/Moab reserve it for each processor `ppn` counts
+    (torque.md §2): a task of 8 CPUs with 200G is `ppn=8` with `pmem=25gb`, which reads back
+    as 200G on the node (it was `pmem=200gb`, 1600G, said to be exact); a W301 says so."""
+    text = "#!/bin/bash\n#SBATCH --cpus-per-task=8\n#SBATCH --mem=200G\n./app\n"
+    out, diags = bammmc.convert(text, "slurm", "torque")
+    assert out is not None and "#PBS -l nodes=1:ppn=8\n#PBS -l pmem=25gb\n" in out
+    said = [d for d in diags if d.field == "spec.resources.memoryPerTask"]
+    assert [d.code for d in said] == ["W301"] and "per processor" in said[0].message
+    back, _ = bammmc.parse(out, "torque")
+    assert back is not None and back.spec is not None and back.spec.resources is not None
+    res = back.spec.resources
+    assert res.memory_per_task is not None and res.tasks_per_node is not None
+    assert res.memory_per_task.bytes * res.tasks_per_node == 200 * 1024**3
+    # one CPU per task: pmem is the task's memory, nothing to say
+    out, diags = bammmc.convert(text.replace("=8", "=1"), "slurm", "torque")
+    assert out is not None and "pmem=200gb" in out
+    assert [d for d in diags if d.field == "spec.resources.memoryPerTask"] == []
