@@ -1315,11 +1315,14 @@ def emit_size(s: Size) -> str:
 
 
 def _feature_expression(text: str) -> bool:
-    """Whether `--constraint` takes ``text`` (the reader's grammar decides)."""
+    """Whether `--constraint` takes ``text`` as it is (the reader's grammar decides; a `,`,
+    which slurmctld reads as `&`, is no SPLAT operator: it is not written)."""
     from lark.exceptions import UnexpectedInput
 
     from bammmc.frontends.slurm import parser
 
+    if "," in text:
+        return False
     try:
         parser("slurm_constraint").parse(text)
     except UnexpectedInput:

@@ -1157,7 +1157,11 @@ def _lexical_error(text: str, pos: int, base: int) -> ClassAdError:
                 base + pos,
                 base + end,
                 # the digits without their leading zeros (int() refuses > 4300 digits)
-                help=f"write `{digits.lstrip('0') or '0'}`; HTCondor reads no octal numbers",
+                # HTCondor's tools read ClassAds with the old semantics (compat_classad.cpp:
+                # STRICT_CLASSAD_EVALUATION is false by default), whose lexer refuses it;
+                # classad2 alone, without HTCondor's configuration, reads it as decimal
+                help=f"write `{digits.lstrip('0') or '0'}`; condor_submit refuses a leading zero "
+                "(its ClassAds have the old semantics, without octal numbers)",
             )
         if re.fullmatch(r"[0-9]+\.(?![0-9]).*", digits):
             return ClassAdError(

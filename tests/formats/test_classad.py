@@ -350,6 +350,45 @@ def test_error(text: str, offset: int, words: str) -> None:
     assert caught.value.end >= caught.value.start
 
 
+def test_leading_zeros_as_condor_submit_reads_them() -> None:
+    """Issue 19 said HTCondor reads `010` as 10, as classad2 alone does (new semantics); but
+    HTCondor's tools switch the library to the old semantics (compat_classad.cpp
+    ClassAdReconfig(): STRICT_CLASSAD_EVALUATION is false by default), whose lexer refuses an
+    integer with a leading zero. Judged by htcondor2 itself, in a process of its own (the
+    switch is process-wide): bammmc refuses exactly what it refuses."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("htcondor2")
+    texts = ["010", "a > 011", "08", "0", "10", "010.5", "0.5", "a + 00", "0e1"]
+    probe = (
+        "import json, sys, htcondor2, classad2\n"
+        "out = []\n"
+        "for t in json.loads(sys.argv[1]):\n"
+        "    try: classad2.ExprTree(t); out.append(True)\n"
+        "    except Exception: out.append(False)\n"
+        "print(json.dumps(out))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(texts)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"CONDOR_CONFIG": "/dev/null", "PATH": "/usr/bin:/bin"},
+    )
+    theirs = json.loads(run.stdout)
+    ours = []
+    for text in texts:
+        try:
+            parse(text)
+            ours.append(True)
+        except ClassAdError:
+            ours.append(False)
+    assert dict(zip(texts, ours, strict=True)) == dict(zip(texts, theirs, strict=True))
+    assert theirs[:3] == [False, False, False]
+
+
 def test_the_depth_limit_is_exact() -> None:
     assert unparse(parse("(" * 165 + "a" + ")" * 165)).count("(") == 165
     assert unparse(parse("!" * 497 + "a")).count("!") == 497

@@ -257,6 +257,23 @@ READ = [
         spec(placement={"constraint": "avx512&ib", "exclusive": True}),
     ),
     ("exclusive=user", "--exclusive=user", spec(extensions={"slurm": {"exclusive": "user"}})),
+    # slurmctld reads each `,` of a feature expression as `&` (build_feature_list() of
+    # src/slurmctld/job_scheduler.c, 16.05 and later: "Use of commas separator is a common
+    # error. Replace them with '&'"); sbatch 22.05.8 (the oracle) accepts it
+    (
+        "constraint with commas",
+        "--constraint=avx512,ib",
+        spec(placement={"constraint": "avx512&ib"}),
+    ),
+    ("prefer with commas", "--prefer=a,b|c", spec(placement={"prefer": "a&b|c"})),
+    # `%J` is jobid.stepid, and the batch script's step has no id in a name: its files are
+    # named with the job id (src/slurmd/common/fname.c _batch_path_check(); the run-mode
+    # oracle wrote run-1.out for -o run-%J.out)
+    (
+        "output %J is the job id",
+        "-o run-%J.out",
+        spec(output={"stdout": "run-{job_id}.out"}),
+    ),
     # forms sbatch accepts that a strict reading would refuse (checked with sbatch)
     ("empty mail items", "--mail-type=END,,FAIL", spec(notifications={"events": ["end", "fail"]})),
     ("open mode by first letter", "--open-mode=APPEND", spec(output={"openMode": "append"})),
@@ -933,7 +950,7 @@ UNWRITABLE_SLURM: list[tuple[str, str, str | None]] = [
         ",",
     ),
     ("{dependencies: [{scheme: afterok, value: '1?afterany'}]}", "spec.dependencies[0].value", "?"),
-    # a feature list with `,` is no `--prefer` expression (the reader's grammar)
+    # a `,` in a feature expression is no SPLAT operator, and slurmctld would read it as `&`
     ("{placement: {prefer: 'a,b'}}", "spec.placement.prefer", None),
     # `--export`: a name ends at `=`; an unpaired quote runs the item on into the next ones;
     # a `,` with both kinds of quotes has no quoting left

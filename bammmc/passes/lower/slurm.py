@@ -49,9 +49,12 @@ from bammmc.passes.lower.common import Invalid, duration, whole
 
 MIB: Final = 1024 * 1024
 
-#: `%` tokens of sbatch filename patterns that have a SPLAT template variable
+#: `%` tokens of sbatch filename patterns that have a SPLAT template variable. `%J` is
+#: jobid.stepid, but the batch script's own files are named with the job id alone (no step:
+#: `_batch_path_check()` in src/slurmd/common/fname.c; the run-mode oracle wrote `run-1.out`)
 PATTERN_VARIABLES: Final = {
     "j": "job_id",
+    "J": "job_id",
     "A": "array_job_id",
     "a": "array_index",
     "x": "job_name",
@@ -501,7 +504,8 @@ def _option(
         b.set("spec.lifecycle.requeueOnFailure", False, occ)
     elif name in ("constraint", "prefer"):
         _tree("slurm_constraint", occ, reporter, "feature expression", "avx512&ib")
-        b.set(f"spec.placement.{name}", value, occ)
+        # slurmctld reads each `,` as `&` (build_feature_list(), Slurm 16.05 and later)
+        b.set(f"spec.placement.{name}", (value or "").replace(",", "&"), occ)
     elif name == "exclusive":
         if value:
             if value not in ("user", "mcs", "topo", "exclusive", "oversubscribe"):
