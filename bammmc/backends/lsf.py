@@ -45,7 +45,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.lsf import ID_LIKE
-from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.envvars import VARIABLES, compatibility_block
 from bammmc.ir.job import Job, LsfComputeUnit, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
@@ -258,7 +258,12 @@ CAPABILITIES: Final = Capabilities(
         "spec.gang": lost("bsub has no option for it"),
         "spec.array.indices": exact(
             "",
-            ("LSF array indices start at 1: index 0 of `0-199%25` does not run", "W301"),
+            (
+                "LSF array indices start at 1: `0-199%25` is written shifted by 1, and the index "
+                "variables of the script are `$LSB_JOBINDEX - 1`; `%I` in file names and "
+                "`$LSB_JOBINDEX` itself are the shifted index",
+                "W301",
+            ),
         ),
         "spec.array.maxConcurrent": lost("a limit without indices has no array", by_writer=True),
         "spec.dependencies": exact(
@@ -704,8 +709,24 @@ class LsfWriter(LossReports):
                 )
                 command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
-        body = compatibility_block(body, "lsf", self.lost, self.approximated) + body
-        return body, shell_line
+        block = compatibility_block(body, "lsf", self.lost, self.approximated)
+        shift = self.array_shift()
+        if shift and block:  # the writer moved the indices up: the others' start lower
+            for scheduler, name in VARIABLES["array_index"].items():
+                if scheduler != "lsf":
+                    block = block.replace(
+                        f'export {name}="${{LSB_JOBINDEX}}"',
+                        f'export {name}="$((LSB_JOBINDEX - {shift}))"',
+                    )
+        return block + body, shell_line
+
+    def array_shift(self) -> int:
+        """How far the array's indices move up so that the lowest is 1 (LSF's lowest index)."""
+        arr = self.spec.array
+        if arr is None or arr.indices is None or not arr.indices.ranges:
+            return 0
+        first = min(start for start, _, _ in arr.indices.ranges)
+        return 1 - first if first < 1 else 0
 
     def body_directives(self, header: str, body: str) -> None:
         """bsub reads every `#BSUB` line of the file, the body's too, and there is no way to
@@ -769,22 +790,19 @@ class LsfWriter(LossReports):
                 self.opt("J", name, "metadata.name")
             return
         spec = arr.indices
+        shift = self.array_shift()
         items = []
-        dropped = False
         for start, end, step in spec.ranges:
-            if end < 1:
-                dropped = True
-                continue
-            if start < 1:
-                dropped = True
-                start = start + -(-(1 - start) // step) * step
+            start, end = start + shift, end + shift
             items.append(
                 str(start) if start == end else f"{start}-{end}" + (f":{step}" if step != 1 else "")
             )
-        if dropped:
+        if shift:
             self.approximated(
                 "spec.array.indices",
-                f"LSF array indices start at 1: index 0 of `{spec}` does not run",
+                f"LSF array indices start at 1: `{spec}` is written shifted by {shift}, and the "
+                f"index variables of the script are `$LSB_JOBINDEX - {shift}`; `%I` in file "
+                "names and `$LSB_JOBINDEX` itself are the shifted index",
             )
         throttle = spec.throttle if spec.throttle is not None else arr.max_concurrent
         array_name = name or "array"
@@ -796,11 +814,6 @@ class LsfWriter(LossReports):
                 "metadata.name",
                 f"`{name}` written as `{array_name}` (array names take letters, digits and `._-`)",
             )
-        if not items:
-            self.lost("spec.array.indices", "no index of the array is 1 or above")
-            if name is not None:
-                self.opt("J", name, "metadata.name")
-            return
         text = f"{array_name}[{','.join(items)}]" + (f"%{throttle}" if throttle is not None else "")
         self.opt("J", text, "spec.array.indices")
 

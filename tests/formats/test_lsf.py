@@ -9,6 +9,7 @@ one), `-n` with `span[]`, arrays in the job name, `-nnodes` with `-n`.
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 import pytest
@@ -441,9 +442,27 @@ def test_directives_anywhere_and_comments() -> None:
 
 
 def test_array_index_zero_from_slurm() -> None:
-    out, diags = bammmc.convert(SH + "#SBATCH -J sw --array=0-9%2\nsrun x\n", "slurm", "lsf")
-    assert out is not None and '#BSUB -J "sw[1-9]%2"\n' in out
+    """LSF indices start at 1 (pitfall 24): `0-9%2` is 10 elements shifted up, `1-10%2`, and
+    the Slurm index the script reads is `$LSB_JOBINDEX - 1`, so each element sees the index
+    it had (index 0 used not to run); a W301 says the file names take the shifted index."""
+    body = 'echo "i=$SLURM_ARRAY_TASK_ID"\n'
+    out, diags = bammmc.convert(SH + "#SBATCH -J sw --array=0-9,20%2\n" + body, "slurm", "lsf")
+    assert out is not None and '#BSUB -J "sw[1-10,21]%2"\n' in out
+    assert 'export SLURM_ARRAY_TASK_ID="$((LSB_JOBINDEX - 1))"\n' in out
     assert "spec.array.indices" in {d.field for d in diags if d.code == "W301"}
+    for index in (1, 10, 21):
+        shown = subprocess.run(
+            ["bash", "-c", out],
+            env={"LSB_JOBINDEX": str(index), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert shown == f"i={index - 1}\n"
+    # an array from 1 needs no shift
+    out, diags = bammmc.convert(SH + "#SBATCH -J sw --array=1-4\n" + body, "slurm", "lsf")
+    assert out is not None and '#BSUB -J "sw[1-4]"\n' in out and "LSB_JOBINDEX - " not in out
+    assert "spec.array.indices" not in {d.field for d in diags}
 
 
 def test_writer_rejects_values_it_cannot_quote() -> None:
