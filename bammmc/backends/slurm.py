@@ -527,6 +527,30 @@ def write(
         w.opt("job-name", job.metadata.name, "metadata.name")
     _component(w, spec.schedule, spec.resources, spec.placement, ext, spec, first=True)
     _job_wide(w, spec, ext)
+    for chunk in _chunk_components(spec, ext):
+        # the options of the component before (after the last separator)
+        seps = [i for i, line in enumerate(w.lines) if line == "#SBATCH hetjob"]
+        before = w.lines[seps[-1] if seps else 0 :]
+        given = [line for line in before if line.startswith("#SBATCH --mem=")]
+        w.lines.append("#SBATCH hetjob")
+        _component(
+            w,
+            None,
+            chunk,
+            None,
+            SlurmExt(),
+            None,
+            first=False,
+            prefix="spec.extensions.pbs.mixed_chunks",
+        )
+        if given and chunk.memory_per_task is None:
+            # `--mem` is not reset between components (reset_each_pass in slurm_opt.c; the
+            # oracle's record gave the second component the first one's 64G)
+            w.approximated(
+                "spec.extensions.pbs.mixed_chunks",
+                f"a chunk without memory inherits `{given[-1].removeprefix('#SBATCH ')}` of the "
+                "component before it: sbatch carries `--mem` over to the next component",
+            )
     for i, comp in enumerate(ext.het_components or ()):
         w.lines.append("#SBATCH hetjob")
         _component(
@@ -1282,6 +1306,13 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
                 f"`{pbs.mixed_chunks}` is written as {res.nodes} nodes and {res.tasks} tasks, "
                 f"at most {res.tasks_per_node} per node; Slurm decides how many go on each",
             )
+        elif _chunk_components(spec, ext):
+            w.approximated(
+                mixed,
+                f"each chunk shape of `{pbs.mixed_chunks}` is a component of a heterogeneous "
+                "job (`#SBATCH hetjob`); the script runs on the first, and `srun` starts tasks "
+                "in the first component only unless given `--het-group=all`",
+            )
         else:
             w.approximated(
                 mixed,
@@ -1291,6 +1322,34 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
             )
     if spec.extensions:
         report_foreign(w, spec, ("slurm",), handled=(mixed,))
+
+
+def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
+    """The chunks after the first of a PBS job whose chunks differ (`select=1:ncpus=16+4:
+    ncpus=4:ngpus=1`, Torque `nodes=1:ppn=4+2:ppn=8`), each read as PBS reads a chunk alone:
+    the components of a heterogeneous job, the first being the job's own resources. None
+    when the job has components of its own, or the chunks differ only in their task count
+    (then the job's resources hold them all)."""
+    pbs = spec.extensions.pbs if spec.extensions else None
+    if pbs is None or pbs.mixed_chunks is None or (ext is not None and ext.het_components):
+        return []
+    if spec.resources is not None and spec.resources.tasks is not None:
+        return []
+    import bammmc
+
+    chunks = pbs.mixed_chunks.split("+")
+    torque = "ppn=" in pbs.mixed_chunks or any(
+        "=" not in part for chunk in chunks for part in chunk.split(":")[1:]
+    )
+    out = []
+    for chunk in chunks[1:]:
+        text = f"#!/bin/bash\n#PBS -l {'nodes' if torque else 'select'}={chunk}\n"
+        job, _ = bammmc.parse(text, "torque" if torque else "pbs")
+        read = job.spec if job is not None else None
+        if read is None or read.resources is None or read.extensions is not None:
+            return []  # a chunk that is more than resources: the first chunk alone
+        out.append(read.resources)
+    return out
 
 
 def _time_limit(w: _Writer, d: Duration, path: str) -> str:

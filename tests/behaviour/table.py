@@ -151,10 +151,6 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=8, nodes=2, cpus_per_task=1, mem_mb=8 * G, outputs=("old.out",)),
         "pbs.md §2: PBS Pro converts nodes=2:ppn=4 to select=2:ncpus=4:mpiprocs=4; a job-wide "
         "mem is the whole job's",
-        fails={
-            "slurm": "item 1: the PBS reader parks nodes= in extensions.pbs",
-            "sge": "item 1: the PBS reader parks nodes= in extensions.pbs",
-        },
     ),
     Row(
         "pbs-job-wide-ncpus-mem",
@@ -162,10 +158,6 @@ ROWS: tuple[Row, ...] = (
         _sh("#PBS -N wide", "#PBS -l ncpus=4,mem=8gb", "#PBS -o wide.out -j oe"),
         Alloc(tasks=1, nodes=1, cpus_per_task=4, mem_mb=8 * G, outputs=("wide.out",)),
         "pbs.md §2: job-wide ncpus/mem become select=1:ncpus=4:mem=8gb (one process)",
-        fails={
-            "slurm": "item 1: job-wide ncpus/mem are not made a chunk",
-            "sge": "item 1: job-wide ncpus/mem are not made a chunk",
-        },
     ),
     Row(
         "pbs-mem-in-bytes",

@@ -40,6 +40,36 @@ READ = [
     ("pbs", "-l walltime=36:00:00", spec(schedule={"walltime": "P1DT12H"})),
     # cput is CPU time, not walltime (pitfall 16)
     ("pbs", "-l cput=10:00:00", spec(extensions={"pbs": {"cput": "PT10H"}})),
+    # the old syntax, as the PBS Pro server converts it (OpenPBS set_select_and_place(),
+    # cvt_nodespec_to_select(), pbs.md §2): nodes=N:ppn=P is N:ncpus=P:mpiprocs=P placed
+    # scatter, a job-wide mem is shared by the nodes, a job-wide ncpus multiplies each part
+    # when it is a multiple of the spec's CPUs; job-wide chunk resources alone are one chunk
+    (
+        "pbs",
+        "-l nodes=2:ppn=4 -l mem=8gb",
+        spec(
+            resources={"nodes": 2, "tasksPerNode": 4, "memoryPerTask": "1Gi"},
+            placement={"topology": "scatter"},
+        ),
+    ),
+    (
+        "pbs",
+        "-l nodes=2:ppn=2,ncpus=8",
+        spec(resources={"nodes": 2, "tasksPerNode": 2, "cpusPerTask": 2}),
+    ),
+    ("pbs", "-l nodes=3", spec(resources={"nodes": 3, "tasksPerNode": 1})),
+    (
+        "pbs",
+        "-l nodes=1:ppn=2:cpp=4",
+        spec(resources={"nodes": 1, "tasksPerNode": 2, "cpusPerTask": 4}),
+    ),
+    (
+        "pbs",
+        "-l ncpus=4,mem=8gb",
+        spec(resources={"nodes": 1, "tasksPerNode": 1, "cpusPerTask": 4, "memoryPerTask": "8Gi"}),
+    ),
+    # a bare size is bytes (pbs.md §2.3), also job-wide
+    ("pbs", "-l mem=1073741824", spec(resources={"memoryPerTask": "1Gi"})),
     # sizes default to bytes (pitfall 8)
     (
         "pbs",
@@ -254,6 +284,10 @@ DIAGNOSTICS = [
     # the old syntax beside select: qsub refuses it; Torque has no select and no such rule
     ("pbs", "#PBS -l select=1\n#PBS -l ncpus=64\n", ["E135"]),
     ("pbs", "#PBS -l place=pack\n#PBS -l mem=4gb\n", ["E135"]),
+    # the server refuses a job-wide ncpus that is no multiple of the nodes spec's CPUs, and
+    # PBS Pro's nodes spec takes no other key (Torque's gpus=)
+    ("pbs", "#PBS -l nodes=2:ppn=4,ncpus=6\n", ["E134"]),
+    ("pbs", "#PBS -l nodes=1:ppn=4:gpus=2\n", ["E134"]),
     ("pbs", "#PBS -l select=1\n#PBS -l software=x\n", []),
     ("pbs", "#PBS -l ncpus=64\n#PBS -l mem=4gb\n", []),
 ]
@@ -1016,3 +1050,25 @@ def test_torque_pmem_is_per_processor() -> None:
     out, diags = bammmc.convert(text.replace("=8", "=1"), "slurm", "torque")
     assert out is not None and "pmem=200gb" in out
     assert [d for d in diags if d.field == "spec.resources.memoryPerTask"] == []
+
+
+def test_mixed_chunks_are_a_heterogeneous_slurm_job() -> None:
+    """Chunks of different shapes are one component each (`#SBATCH hetjob`), the first being
+    the job's own resources; sbatch carries `--mem` over to the next component (it is not
+    reset between them: reset_each_pass in src/common/slurm_opt.c; the oracle's record gave
+    the GPU chunks the first chunk's 64G), which a W301 says."""
+    text = SH + "#PBS -l select=1:ncpus=16:mem=64gb+4:ncpus=4:ngpus=1\n" + BODY
+    out, diags = bammmc.convert(text, "pbs", "slurm")
+    assert out is not None
+    first, second = out.split("#SBATCH hetjob\n")
+    assert "--cpus-per-task=16\n" in first and "--mem=64G\n" in first
+    for line in ("--nodes=4\n", "--cpus-per-task=4\n", "--gpus-per-task=1\n"):
+        assert line in second
+    said = [d.message for d in diags if d.field == "spec.extensions.pbs.mixed_chunks"]
+    assert len(said) == 2 and any("heterogeneous" in m for m in said)
+    assert any("inherits `--mem=64G`" in m for m in said)
+    # chunks alike but for their task count stay one component
+    out, _ = bammmc.convert(
+        SH + "#PBS -l select=2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2\n" + BODY, "pbs", "slurm"
+    )
+    assert out is not None and "hetjob" not in out and "--ntasks=10\n" in out

@@ -109,10 +109,6 @@ WALLTIME_SECONDS = "#PBS -l select=1:ncpus=1\n#PBS -l walltime=3600\n"
 ONE_RESOURCE_LIST = "#PBS -l select=1:ncpus=1,walltime=00:30:00\n"
 TORQUE_ARRAY = "#PBS -l nodes=1:ppn=1\n#PBS -l walltime=00:30:00\n#PBS -t 1-10%2\n"
 
-MIXED_DESIGN = (
-    "by design: the Slurm writer lowers mixed chunks to the first chunk, with a W301 naming the "
-    "rest (docs/pbs.md); Slurm could carry them exactly as a hetjob"
-)
 
 TABLE: list[Row] = [
     # sizes without a unit are bytes (pitfall 8)
@@ -232,42 +228,38 @@ TABLE: list[Row] = [
         "torque",
         MIXED_NODES,
         "processors",
-        bammmc="4",
+        bammmc="20",
         slurm="36",
         qsub="36",
-        right="neither",
-        correct="20",
-        deviation=MIXED_DESIGN,
+        right="bammmc",
         why="1×4 + 2×8 = 20 processors; xlate and the wrapper multiply the summed ppn (12) by "
-        "the summed node count (3): 36; bammmc keeps the first chunk (4)",
+        "the summed node count (3): 36; bammmc writes a heterogeneous job, one component per "
+        "chunk shape",
     ),
     Row(
         "torque_mixed_nodes",
         "torque",
         MIXED_NODES,
         "nodes",
-        bammmc="1",
+        bammmc="3",
         slurm="3",
         qsub="3",
-        right="slurm",
-        deviation=MIXED_DESIGN,
-        why="1 + 2 = 3 nodes, which the Slurm translators get right; bammmc's first chunk has 1",
+        right="both",
+        why="1 + 2 = 3 nodes (bammmc's: over the two components of its heterogeneous job)",
     ),
     Row(
         "select_mixed_chunks",
         "pbs",
         MIXED_SELECT,
         "processors",
-        bammmc="16",
+        bammmc="32",
         slurm=REJECTED,
         slurm_error='Invalid numeric value "16+4" for --mincpus',
         qsub="4",
-        right="neither",
-        correct="32",
-        deviation=MIXED_DESIGN,
+        right="bammmc",
         why="1×16 + 4×4 = 32 CPUs; xlate hands `16+4` to --mincpus and sbatch refuses the "
         "script; the wrapper takes the first count and the last ncpus (1 node, --mincpus=4); "
-        "bammmc keeps the first chunk (16)",
+        "bammmc writes a heterogeneous job of a 16-CPU and four 4-CPU nodes",
     ),
     # a single-shape select: all agree (xlate adds a redundant --mincpus=8)
     Row(
@@ -414,6 +406,10 @@ class Seen:
         if name == "processors":
             found = re.search(r"using (\d+) processors", self.message)
             return found.group(1) if found else None
+        if name == "nodes" and len(self.components) > 1:  # a heterogeneous job: all of them
+            counts = [c.get("nodes") for c in self.components]
+            if all(n is not None and n.isdigit() for n in counts):
+                return str(sum(int(n or 0) for n in counts))
         return self.components[0].get(name)
 
 

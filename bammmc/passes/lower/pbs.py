@@ -443,7 +443,13 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
             extra[name] = value
             occs[name] = occ
             b.source_map.add(f"spec.extensions.pbs.resources.{name}", occ.span, occ.value_span)
-    if not torque and (select or place):
+    old = not torque and select is None and place is None
+    if old and (converted := _old_syntax(extra, occs, b)) is not None:
+        # PBS Pro turns `nodes=` and job-wide chunk resources into `select` and `place`
+        # itself (qsub refuses them beside `select` or `place`: E135 below): the job is what
+        # the server makes of it
+        select, place = converted
+    elif not torque and (select or place):
         for name in extra.keys() & PBS_CHUNK_RESOURCES:
             reporter.report(
                 "E135",
@@ -471,6 +477,116 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
         b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("pbs", {})[
             "resources"
         ] = extra
+
+
+#: job-wide resources PBS Pro moves into the chunk it makes when there is no `select` (their
+#: ATR_DFLAG_CVTSLT flag in OpenPBS src/lib/Libattr/master_resc_def_all.xml)
+CONVERTED_TO_CHUNK: Final = (
+    "ncpus",
+    "mem",
+    "vmem",
+    "mpiprocs",
+    "ompthreads",
+    "naccelerators",
+    "accelerator",
+    "accelerator_model",
+    "accelerator_memory",
+    "accelerator_group",
+    "arch",
+    "host",
+    "vnode",
+    "vntype",
+    "aoe",
+    "eoe",
+    "hbmem",
+)
+
+
+def _old_syntax(
+    extra: dict[str, str], occs: dict[str, Occurrence], b: _Builder
+) -> tuple[tuple[str, Occurrence], tuple[str, Occurrence] | None] | None:
+    """PBS Pro's conversion of the old syntax into `select` and `place`, as its server does
+    (OpenPBS src/server/svr_jobfunc.c set_select_and_place(), node_manager.c
+    cvt_nodespec_to_select()); the consumed resources leave ``extra``.
+
+    - `nodes=N[:prop…][:ppn=P][:cpp=C]+…` becomes `N:ncpus=P×C[:mem=M][:prop=True…]
+      [:mpiprocs=P]` per part, placed `scatter`: a job-wide `ncpus` that is a multiple of the
+      spec's CPUs multiplies each part's, a job-wide `mem` is shared by all the nodes.
+    - Without `nodes=`, the job-wide chunk resources (`ncpus`, `mem`, …) make one chunk (placed
+      `pack`, which says nothing of one chunk)."""
+    reporter = b.reporter
+    if "nodes" in extra:
+        value, occ = extra.pop("nodes"), occs.pop("nodes")
+        tree = _tree("nodes", value, occ, reporter, "node specification", "2:ppn=16")
+        parts: list[tuple[int, int, int, bool, list[str]]] = []
+        for spec in tree.children:
+            props = [
+                (str(p.children[0]), str(p.children[1]) if len(p.children) > 1 else None)
+                for p in spec.children
+            ]
+            count = 1
+            if props and props[0][1] is None and is_digits(props[0][0]):
+                count = whole(props[0][0], occ, reporter)
+                props = props[1:]
+            ppn = cpp = 1
+            has_cpp = False
+            words = []
+            for key, text in props:
+                if text is None:
+                    words.append(key)
+                elif key.lower() in ("ppn", "cpp", "ncpus") and is_digits(text) and int(text):
+                    if key.lower() == "ppn":
+                        ppn = whole(text, occ, reporter)
+                    else:
+                        cpp, has_cpp = whole(text, occ, reporter), True
+                else:
+                    raise _invalid(
+                        reporter,
+                        occ,
+                        f"`nodes={value}`: PBS Pro's node spec takes `ppn=`, `cpp=` or "
+                        f"`ncpus=` (a positive number), not `{key}={text}`",
+                        "write `select=N:ncpus=…:mpiprocs=…` (or convert with `--from torque` "
+                        "if this is a Torque script)",
+                    )
+            parts.append((count, ppn, cpp, has_cpp, words))
+        total = sum(n * p * c for n, p, c, _, _ in parts)
+        factor = 1
+        if "ncpus" in extra and is_digits(extra["ncpus"]):
+            ncpus = whole(extra["ncpus"], occs["ncpus"], reporter)
+            if (any(hc for *_, hc, _ in parts) and ncpus != total) or ncpus % total:
+                raise _invalid(
+                    reporter,
+                    occs["ncpus"],
+                    f"`ncpus={ncpus}` beside `nodes={value}` ({total} CPUs): the server "
+                    "refuses it unless it is a multiple of them",
+                    f"write `ncpus={total}`, or ask with `select` alone",
+                )
+            if not any(hc for *_, hc, _ in parts):
+                factor = ncpus // total
+            extra.pop("ncpus")
+            occs.pop("ncpus")
+        mem_kb = None
+        if "mem" in extra:
+            nodes = sum(n for n, *_ in parts)
+            mem_kb = pbs_size_bytes(extra.pop("mem"), occs.pop("mem"), reporter) // 1024 // nodes
+        chunks = []
+        for count, ppn, cpp, _, words in parts:
+            chunk = f"{count}:ncpus={ppn * cpp * factor}"
+            if mem_kb is not None:
+                chunk += f":mem={mem_kb}kb"
+            chunk += "".join(f":{w}=True" for w in words)
+            if ppn != 1:
+                chunk += f":mpiprocs={ppn}"
+            chunks.append(chunk)
+        return ("+".join(chunks), occ), ("scatter", occ)
+    wide = [name for name in CONVERTED_TO_CHUNK if name in extra]
+    if not wide:
+        return None
+    occ = occs[wide[0]]
+    chunk = "1:" + ":".join(f"{name}={extra.pop(name)}" for name in wide)
+    for name in wide:
+        occs.pop(name)
+    return (chunk, occ), None
 
 
 def _job_memory(b: _Builder) -> None:
