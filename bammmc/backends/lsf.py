@@ -45,7 +45,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.lsf import ID_LIKE
-from bammmc.ir.envvars import VARIABLES, compatibility_block
+from bammmc.ir.envvars import compatibility_block, shift_array_index
 from bammmc.ir.job import Job, LsfComputeUnit, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
@@ -710,15 +710,7 @@ class LsfWriter(LossReports):
                 command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
         block = compatibility_block(body, "lsf", self.lost, self.approximated)
-        shift = self.array_shift()
-        if shift and block:  # the writer moved the indices up: the others' start lower
-            for scheduler, name in VARIABLES["array_index"].items():
-                if scheduler != "lsf":
-                    block = block.replace(
-                        f'export {name}="${{LSB_JOBINDEX}}"',
-                        f'export {name}="$((LSB_JOBINDEX - {shift}))"',
-                    )
-        return block + body, shell_line
+        return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 
     def array_shift(self) -> int:
         """How far the array's indices move up so that the lowest is 1 (LSF's lowest index)."""

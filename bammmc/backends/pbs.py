@@ -1009,7 +1009,15 @@ class PbsWriter(LossReports):
                     "spec.resources.tasks",
                     f"{res.tasks} tasks written as {total} nodes of {tpn}",
                 )
-            if self.chunk_is_task:
+            placement = self.spec.placement
+            procs = (
+                self.chunk_is_task
+                and res.nodes is None
+                and cpus == 1
+                and res.gpu is None
+                and not (placement is not None and placement.constraint)
+            )
+            if self.chunk_is_task and not procs:
                 self.approximated(
                     "spec.resources.tasks",
                     f"{res.tasks} tasks written as {total} nodes of one processor "
@@ -1020,7 +1028,7 @@ class PbsWriter(LossReports):
                     f"spec.resources.genericResources.{name}",
                     "Torque's `nodes=` request has GPUs (`gpus=`) but no other generic resource",
                 )
-            self.torque_nodes(total, tpn, cpus, res)
+            self.torque_nodes(total, tpn, cpus, res, procs=procs)
             return
         for name in res.generic_resources or {}:
             if not self.resource_name(
@@ -1085,7 +1093,16 @@ class PbsWriter(LossReports):
             parts.append(f"{name}={whole}")
         return ":".join(parts)
 
-    def torque_nodes(self, nodes: int, tpn: int, cpus: int, res: Resources) -> None:
+    def torque_nodes(
+        self, nodes: int, tpn: int, cpus: int, res: Resources, *, procs: bool = False
+    ) -> None:
+        """`nodes=N:ppn=M[:gpus=G][:feature]` and `pmem`; ``procs``: tasks without a node
+        count are `procs=N` (Torque 2.5+: "processors … from one or more qualified nodes",
+        as Slurm's `--ntasks`), each a processor."""
+        if procs:
+            self.opt("l", f"procs={nodes}", "spec.resources.tasks")
+            self.processor_memory(nodes, 1, 1, nodes, res)
+            return
         spec = [str(nodes)]
         if res.tasks_per_node is not None or cpus > 1 or tpn > 1:
             spec.append(f"ppn={tpn * cpus}")
@@ -1119,26 +1136,7 @@ class PbsWriter(LossReports):
                     "Torque node properties are plain words joined by `:`",
                 )
         self.opt("l", "nodes=" + ":".join(spec), "spec.resources")
-        if res.memory_per_task is not None:
-            # `pmem` is per process: Torque and Moab reserve it for each processor `ppn`
-            # counts (torque.md §2), so a node's memory is shared by all `tpn × cpus` of them
-            mem = res.memory_per_task
-            node_bytes = self.per_chunk(mem, tpn, cpus, nodes, res)
-            procs = tpn * cpus
-            per_proc = -(-node_bytes // procs)
-            if per_proc * procs != node_bytes:
-                self.approximated(
-                    "spec.resources.memoryPerTask",
-                    f"{Size.from_bytes(node_bytes)} per node over {procs} processors rounded up to "
-                    f"{Size.from_bytes(per_proc)} per processor (`pmem`)",
-                )
-            elif cpus > 1:
-                self.approximated(
-                    "spec.resources.memoryPerTask",
-                    f"`pmem` is per processor: {Size.from_bytes(node_bytes // tpn)} per task "
-                    f"written as {Size.from_bytes(per_proc)} for each of its {cpus} processors",
-                )
-            self.opt("l", f"pmem={pbs_size(per_proc)}", "spec.resources.memoryPerTask")
+        self.processor_memory(nodes, tpn, cpus, nodes, res)
         if cpus > 1:
             self.approximated(
                 "spec.resources.cpusPerTask",
@@ -1151,6 +1149,30 @@ class PbsWriter(LossReports):
                         f"ppn={tpn * cpus} counts {tpn} tasks × {cpus} CPUs per node; Torque "
                         "reads it as processors, not tasks",
                     )
+
+    def processor_memory(self, nodes: int, tpn: int, cpus: int, total: int, res: Resources) -> None:
+        """`pmem`: the memory of each processor."""
+        if res.memory_per_task is None:
+            return
+        # `pmem` is per process: Torque and Moab reserve it for each processor `ppn`
+        # counts (torque.md §2), so a node's memory is shared by all `tpn × cpus` of them
+        mem = res.memory_per_task
+        node_bytes = self.per_chunk(mem, tpn, cpus, nodes, res)
+        procs = tpn * cpus
+        per_proc = -(-node_bytes // procs)
+        if per_proc * procs != node_bytes:
+            self.approximated(
+                "spec.resources.memoryPerTask",
+                f"{Size.from_bytes(node_bytes)} per node over {procs} processors rounded up to "
+                f"{Size.from_bytes(per_proc)} per processor (`pmem`)",
+            )
+        elif cpus > 1:
+            self.approximated(
+                "spec.resources.memoryPerTask",
+                f"`pmem` is per processor: {Size.from_bytes(node_bytes // tpn)} per task "
+                f"written as {Size.from_bytes(per_proc)} for each of its {cpus} processors",
+            )
+        self.opt("l", f"pmem={pbs_size(per_proc)}", "spec.resources.memoryPerTask")
 
     def job_memory(self, mem: Size, res: Resources) -> int:
         """Torque's `-l mem` is the whole job's memory: a raw value stated per node, task or
@@ -1194,6 +1216,18 @@ class PbsWriter(LossReports):
         scope = mem.scope or "task"
         if scope == "task":
             return mem.bytes * tpn
+        if scope == "node" and self.chunk_is_task and res.nodes is None and res.tasks:
+            # tasks without a node count, one chunk each: they are taken to share one host,
+            # as the Grid Engine writer takes its slots (a chunk each with the node's memory
+            # would ask for it once per task: `--ntasks=8 --mem=16G` was 8 × 16gb)
+            per = -(-mem.bytes // res.tasks)
+            self.approximated(
+                "spec.resources.memoryPerTask",
+                f"memory per node shared by the {res.tasks} tasks ({Size.from_bytes(per)} "
+                "each): the job gives no node count, so they are taken to "
+                "share one host",
+            )
+            return per
         if scope in ("node", "chunk"):
             if scope == "node" and self.chunk_is_task:
                 self.approximated(

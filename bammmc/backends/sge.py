@@ -59,7 +59,7 @@ from bammmc.facts.sge import (
     WILDCARDS,
     is_pattern,
 )
-from bammmc.ir.envvars import VARIABLES, compatibility_block
+from bammmc.ir.envvars import compatibility_block, shift_array_index
 from bammmc.ir.job import Gpu, Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import IndexSpec, Size, Template, is_digits
@@ -777,15 +777,7 @@ class SgeWriter(LossReports):
         elif ex is not None and ex.shell:
             self.host_path("S", ex.shell, "spec.execution.shell")
         block = compatibility_block(body, "sge", self.lost, self.approximated)
-        shift = self.array_span()[3]
-        if shift and block:  # the writer moved the ids up: the others' indices start lower
-            for scheduler, name in VARIABLES["array_index"].items():
-                if scheduler != "sge":
-                    block = block.replace(
-                        f'export {name}="${{SGE_TASK_ID}}"',
-                        f'export {name}="$((SGE_TASK_ID - {shift}))"',
-                    )
-        return block + body, shell_line
+        return shift_array_index(block, "sge", self.array_span()[3]) + body, shell_line
 
     def body_directives(self, header: str, body: str) -> None:
         """qsub reads every `#$` line of the file, the script's own too (no stop at the first

@@ -148,6 +148,21 @@ MARKER: Final = "# bammmc: variables of the original scheduler, defined for this
 END_MARKER: Final = "# bammmc: end of variables\n"
 
 
+def shift_array_index(block: str, target: str, shift: int) -> str:
+    """The compatibility block with the other schedulers' array index variables lowered by
+    ``shift``: the writer moved the indices up so that the lowest is the target's first
+    (Grid Engine and LSF count from 1), so each element still sees the index it had."""
+    own = VARIABLES["array_index"][target]
+    if not shift or not block:
+        return block
+    for scheduler, name in VARIABLES["array_index"].items():
+        if scheduler != target:
+            block = block.replace(
+                f'export {name}="${{{own}}}"', f'export {name}="$(({own} - {shift}))"'
+            )
+    return block
+
+
 def compatibility_block(
     body: str,
     target: str,

@@ -1072,3 +1072,27 @@ def test_mixed_chunks_are_a_heterogeneous_slurm_job() -> None:
         SH + "#PBS -l select=2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2\n" + BODY, "pbs", "slurm"
     )
     assert out is not None and "hetjob" not in out and "--ntasks=10\n" in out
+
+
+def test_memory_per_node_of_tasks_without_nodes() -> None:
+    """`--ntasks=8 --mem=16G`: Slurm's memory per node, tasks without a node count. A chunk
+    per task with the node's memory asked for it eight times (128gb); the tasks are taken to
+    share one host, as the Grid Engine writer takes its slots: 2gb each, with a W301 naming
+    the assumption. Torque writes them as `procs=8` (processors from any nodes), not as 8
+    nodes of one processor."""
+    text = "#!/bin/bash\n#SBATCH --ntasks=8\n#SBATCH --mem=16G\nsrun ./app\n"
+    for target, lines in (
+        ("pbs", ("#PBS -l select=8:ncpus=1:mpiprocs=1:mem=2gb\n",)),
+        ("torque", ("#PBS -l procs=8\n", "#PBS -l pmem=2gb\n")),
+    ):
+        out, diags = bammmc.convert(text, "slurm", target)
+        assert out is not None and all(line in out for line in lines), out
+        said = [d for d in diags if d.field == "spec.resources.memoryPerTask"]
+        assert [d.code for d in said] == ["W301"] and "share one host" in said[0].message
+        assert [d for d in diags if d.field == "spec.resources.tasks"] == []
+        back, _ = bammmc.parse(out, target)
+        assert back is not None and back.spec is not None and back.spec.resources is not None
+        res = back.spec.resources
+        tasks = res.tasks or (res.nodes or 1) * (res.tasks_per_node or 1)
+        assert res.memory_per_task is not None and tasks == 8
+        assert res.memory_per_task.bytes * tasks == 16 * 1024**3
