@@ -280,7 +280,7 @@ _RESTORABLE: Final = f"""
         retry_request_memory retry_request_disk project_name accounting_group batch_name
         keep_claim_idle machine_count notification
     spec.extensions.flux: bank urgency resource_graph symbolic_dependencies preemptible_after
-        count_expression constraints_spec user_attributes version
+        count_expression constraints_spec user_attributes version slots_from_command_line
     spec.extensions.armada: job_set_id scheduler_name
     spec.extensions.volcano: min_success max_retry ttl_seconds running_estimate policies
         network_topology

@@ -33,7 +33,7 @@ from msgspec.structs import replace
 
 import bammmc
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import MIRRORS
+from bammmc.backends.common import MARKERS, MIRRORS, SOURCE_NOTES
 from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir import values as v
 from bammmc.ir.job import Container, Job
@@ -195,6 +195,8 @@ OFF_BY_DEFAULT = {
     # shared (formats/lsf.md §2.3; IBM LSF 10.1 "Use exclusive scheduling": compute unit
     # exclusive scheduling is what a job asks for)
     "spec.extensions.lsf.compute_unit.exclusive",
+    # `false`: the script gives its slot count, as without the mark
+    "spec.extensions.flux.slots_from_command_line",
     # qsub(1) flag without a value: no warning signals without `-notify`
     "spec.extensions.sge.notify",
 }
@@ -365,6 +367,12 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
         return 'cd "$PBS_O_WORKDIR"\n' in ((ex.script or "") if ex is not None else "")
     if got is None and (target, schema) in TARGET_DEFAULTS:
         return same(value, TARGET_DEFAULTS[target, schema])
+    # how the source wrote a value (`-M` as the memory, `-nnodes`) or what it left to its
+    # command line: nothing of its own for a scheduler that does not read that block
+    # (common.MARKERS, SOURCE_NOTES; report_foreign is silent on them)
+    if schema in (*MARKERS, *SOURCE_NOTES) and got is None:
+        if schema.split(".")[2] != OWN.get(target, target):
+            return True
     # a flag that is off is the scheduler's default: nothing is written for it
     if schema in OFF_BY_DEFAULT and value is False and got is None:
         return True

@@ -273,8 +273,8 @@ def report_foreign(
         if path == "spec.extensions.sge.cwd":
             _report_start(writer, spec, own)
             continue
-        if path in MARKERS and carried:  # how the value was written, not a value
-            continue
+        if (path in MARKERS and carried) or path in SOURCE_NOTES:
+            continue  # how the value was written, not a value
         scheduler = path.split(".")[2]
         if path == "spec.extensions.lsf.mem_limit" and _get(
             spec, "extensions.lsf.memory_from_limit"
@@ -295,6 +295,9 @@ def report_foreign(
 #: extension keys that say how a portable value was written in the source (`-nnodes`, memory
 #: that is `-M`'s limit), nothing of their own: silent where that value is written
 MARKERS: Final = ("spec.extensions.lsf.memory_from_limit", "spec.extensions.lsf.nnodes")
+#: extension keys that say what the source left to its command line, which every target's
+#: command line gives as well: nothing to write and nothing lost
+SOURCE_NOTES: Final = ("spec.extensions.flux.slots_from_command_line",)
 
 
 def _report_start(writer: _Reports, spec: Spec, own: tuple[str, ...]) -> None:

@@ -33,7 +33,7 @@ from bammmc.backends.common import (
     report_unsupported,
 )
 from bammmc.backends.splat import dump_yaml
-from bammmc.capabilities import EXACT, Capabilities, exact, lost
+from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.frontends.flux_lang import (
     FluxLangError,
@@ -273,6 +273,10 @@ CAPABILITIES: Final = Capabilities(
             ),
         ),
         "spec.extensions.flux.version": EXACT,
+        "spec.extensions.flux.slots_from_command_line": approx(
+            "the batch script leaves the slot count to `flux batch`'s command line; a jobspec "
+            "has none, and asks for one slot",
+        ),
         "spec.extensions.flux.task": EXACT,
         "spec.extensions.flux.tasks": EXACT,
         "spec.extensions.flux.system": exact(
@@ -451,6 +455,12 @@ class FluxWriter(LossReports):
                 "place for it",
                 help=f"submit the jobspec with `flux job submit` and pass `{shown}` to the "
                 "command that makes it (`flux batch`, `flux submit`), or convert to `flux-batch`",
+            )
+        if self.flux.slots_from_command_line:
+            self.approximated(
+                "spec.extensions.flux.slots_from_command_line",
+                "the batch script leaves the slot count to `flux batch`'s command line; a "
+                "jobspec has none, and asks for one slot",
             )
         system = self.system()
         resources, label = self.resources()

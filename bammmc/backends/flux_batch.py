@@ -325,6 +325,7 @@ CAPABILITIES: Final = Capabilities(
             "",
             ("`--setopt` is written as kept, and it reads back as a field it sets", "W301"),
         ),
+        "spec.extensions.flux.slots_from_command_line": EXACT,
         "spec.extensions.flux.version": exact(
             "",
             ("`flux batch` writes its own jobspec (version 1)", "W201"),
@@ -560,7 +561,7 @@ def render(
     if job.metadata and job.metadata.name is not None:
         w.opt("job-name", job.metadata.name, "metadata.name")
     _schedule(w, spec, ext)
-    _resources(w, spec)
+    _resources(w, spec, ext)
     _execution(w, spec)
     _output(w, spec)
     _dependencies(w, spec)
@@ -809,7 +810,7 @@ def _schedule(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         w.opt("signal", f"{name}@{fsd(sig.seconds)}", "spec.schedule.signalBeforeEnd")
 
 
-def _resources(w: FluxBatchWriter, spec: Spec) -> None:
+def _resources(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
     res = spec.resources
     nodes = res.nodes if res else None
     tasks = res.tasks if res else None
@@ -829,7 +830,13 @@ def _resources(w: FluxBatchWriter, spec: Spec) -> None:
             )
     if tasks is not None:
         w.opt("nslots", tasks, "spec.resources.tasks")
-    # without -n and -N, `flux batch` wants them on its command line (as for the script read)
+    elif nodes is None and not ext.slots_from_command_line:
+        # `flux batch` refuses a job with neither: "Number of slots to allocate must be
+        # specified" (BatchAllocCmd.init_common() in flux-core's cli/base.py). One slot is
+        # what every other scheduler gives such a job; a count on the command line still wins.
+        w.opt("nslots", 1)
+    # with -N alone, flux batch makes one exclusive slot per node (flux-batch(1) -n)
+    slots = tasks if tasks is not None else (nodes or 1)
     cpus = res.cpus_per_task if res else None
     if cpus is not None:
         amount = cpus.cores
@@ -842,13 +849,14 @@ def _resources(w: FluxBatchWriter, spec: Spec) -> None:
         count = gpu.count
         per = count.amount
         scope = count.scope
-        if scope in ("node", "job") and tasks:
+        if scope in ("node", "job"):
             total = per * (nodes or 1) if scope == "node" else per
-            per = total / tasks
-            w.approximated(
-                "spec.resources.gpu.count",
-                f"{count} written as {per} per slot ({tasks} slots)",
-            )
+            per = total / slots
+            if slots != (nodes or 1):
+                w.approximated(
+                    "spec.resources.gpu.count",
+                    f"{count} written as {per} per slot ({slots} slots)",
+                )
         elif scope not in (None, "task"):
             w.lost("spec.resources.gpu.count", f"`{count}` has no per-slot count")
             return

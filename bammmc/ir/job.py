@@ -624,6 +624,9 @@ class FluxExt(Ext):
     #: `flux batch` options no portable field holds, as written: long name -> values in order
     #: ("" for a flag); bammmc addition (docs/ir.md), read and written by `flux-batch`
     batch_options: dict[str, list[str]] | None = None
+    #: the batch script has neither `-n` nor `-N`, which `flux batch` then needs on its command
+    #: line; the `flux-batch` writer leaves the count off again (bammmc addition, docs/ir.md)
+    slots_from_command_line: bool | None = None
     # ── bammmc additions: jobspec parts the specification does not list (docs/ir.md) ──
     #: the jobspec `version` when it is not 1 (canonical RFC 14 jobspecs)
     version: PosInt | None = None

@@ -427,6 +427,14 @@ def test_round_trip_reproduces_every_directive(
         ("#SBATCH --dependency=after:12", "#flux: --dependency=afterstart:12", None),
         ("#SBATCH -N2 --ntasks-per-node=4", "#flux: --nslots=8", "W301"),
         ("#SBATCH -o out-%j-%a.log", None, "W201"),
+        # flux batch refuses a job without -n or -N ("Number of slots to allocate must be
+        # specified", BatchAllocCmd.init_common() in flux/cli/base.py); sbatch runs one task
+        ("#SBATCH --time=5", "#flux: --nslots=1", None),
+        # --gres is per node; one node of one task: one slot with both GPUs
+        ("#SBATCH --gres=gpu:2", "#flux: --gpus-per-slot=2", None),
+        # -N alone: one exclusive slot per node (init_common: nslots = nodes)
+        ("#SBATCH -N2 --gres=gpu:2", "#flux: --gpus-per-slot=2", None),
+        ("#SBATCH -n4 --gres=gpu:2", None, "W201"),  # half a GPU per slot: none
     ],
 )
 def test_writer_from_slurm(directives: str, written: str | None, code: str | None) -> None:
@@ -728,3 +736,21 @@ def test_an_env_rule_reading_a_file_is_no_variable() -> None:
     data = fields(job)["spec"]
     assert "environment" not in data.get("execution", {})
     assert data["extensions"]["flux"]["batch_options"] == {"env": ["^A=x"]}
+
+
+def test_a_count_left_to_the_command_line_stays_there() -> None:
+    """A batch script without -n/-N gets its count from `flux batch`'s command line: written
+    back without one (the command line still has to give it), one slot for a jobspec (W301),
+    and nothing to say for sbatch, whose command line gives it as well."""
+    text = "#!/bin/bash\n#flux: -t 5m\nhostname\n"
+    back, diags = bammmc.convert(text, "flux-batch", "flux-batch")
+    assert back is not None and "nslots" not in back, back
+    assert not [d for d in diags if d.code.startswith(("W2", "W3"))]
+    jobspec, diags = bammmc.convert(text, "flux-batch", "flux")
+    assert jobspec is not None
+    assert [d.field for d in diags if d.code == "W301"] == [
+        "spec.extensions.flux.slots_from_command_line"
+    ]
+    slurm, diags = bammmc.convert(text, "flux-batch", "slurm")
+    assert slurm is not None and "--ntasks" not in slurm
+    assert not [d for d in diags if "slots_from_command_line" in (d.field or "")]

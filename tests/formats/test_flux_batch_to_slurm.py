@@ -69,6 +69,8 @@ def _pick(job: Job | None) -> dict[str, Any]:
         for part in path.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         out[path] = node
+    if out["resources.tasks"] is None and out["resources.nodes"] is None:
+        out["resources.tasks"] = 1  # one task where the source gives no count (sbatch(1) -n)
     return out
 
 

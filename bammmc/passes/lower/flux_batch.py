@@ -105,6 +105,10 @@ def lower(
             continue
     if script.script:
         b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
+    if "nslots" not in last and "nodes" not in last:
+        # `flux batch` takes the count from its command line then (it refuses a job without)
+        flux = b.data.setdefault("spec", {}).setdefault("extensions", {}).setdefault("flux", {})
+        flux["slots_from_command_line"] = True
     if "error" not in last:
         # flux batch writes stderr with stdout unless --error names a file
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = True
