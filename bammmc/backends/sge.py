@@ -1309,6 +1309,13 @@ class SgeWriter(LossReports):
                 "`{job_id}` of an array task is written `$JOB_ID.$TASK_ID`: Grid Engine's "
                 "`$JOB_ID` is the array's id, the same for every task",
             )
+        shift = self.array_span()[3] if self.indices is not None else 0
+        if shift and "array_index" in template.variables():
+            self.approximated(
+                field,
+                f"Grid Engine task ids start at 1 and `-{letter}` has no arithmetic: the file "
+                f"names take the task id, each index plus {shift}",
+            )
         missing = [v for v in template.variables() if v not in mapping]
         if missing:
             shown = ", ".join(f"`{{{v}}}`" for v in missing)

@@ -615,6 +615,18 @@ def test_shifted_array_defines_the_other_indices_exactly() -> None:
     assert 'export BAMMM_ARRAY_INDEX="$((SGE_TASK_ID - 1))"\n' in out
 
 
+def test_shifted_array_file_names_are_reported() -> None:
+    """`-o a-$TASK_ID.out` of an array shifted up by one names a-1 … a-4, not a-0 … a-3
+    (the behaviour row slurm-array-zero-based; HTCondor's `queue N` is the same): a W301 on
+    the output field, none for a name without the index."""
+    _, diags = bammmc.convert(SH + "#SBATCH --array=0-3\n#SBATCH -o a-%a.out\n", "slurm", "sge")
+    assert ("W301", "spec.output.stdout") in [(d.code, d.field) for d in diags]
+    _, diags = bammmc.convert(SH + "#SBATCH --array=0-3\n#SBATCH -o a.out\n", "slurm", "sge")
+    assert ("W301", "spec.output.stdout") not in [(d.code, d.field) for d in diags]
+    _, diags = bammmc.convert(SH + "#SBATCH --array=1-3\n#SBATCH -o a-%a.out\n", "slurm", "sge")
+    assert ("W301", "spec.output.stdout") not in [(d.code, d.field) for d in diags]
+
+
 def test_thread_pe_slot_range_is_memory_per_cpu() -> None:
     out, _ = bammmc.convert(SH + "#$ -pe smp 2-8\n#$ -l h_vmem=1G\n" + BODY, "sge", "slurm")
     assert out is not None and "#SBATCH --mem-per-cpu=1G\n" in out
