@@ -457,11 +457,8 @@ class FluxWriter(LossReports):
                 "command that makes it (`flux batch`, `flux submit`), or convert to `flux-batch`",
             )
         if self.flux.slots_from_command_line:
-            self.approximated(
-                "spec.extensions.flux.slots_from_command_line",
-                "the batch script leaves the slot count to `flux batch`'s command line; a "
-                "jobspec has none, and asks for one slot",
-            )
+            marker = "spec.extensions.flux.slots_from_command_line"
+            self.approximated(marker, CAPABILITIES.fields[marker].note)
         system = self.system()
         resources, label = self.resources()
         tasks = self.tasks(label, "files" in system and "script" in system["files"])
