@@ -34,6 +34,7 @@ from msgspec.structs import replace
 import bammmc
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import MARKERS, MIRRORS, SOURCE_NOTES
+from bammmc.backends.sge import REDIRECT_MARKER
 from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir import values as v
 from bammmc.ir.job import Container, Job
@@ -308,6 +309,18 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     # writer writes the raw value when the job has no name, W301 when the two disagree)
     if target == "htcondor" and schema == "spec.extensions.htcondor.batch_name":
         return same(value, back.metadata.name if back.metadata else None)
+    # Grid Engine: the files of an array shifted up to start at 1 are named by the body's
+    # `exec >"a-$((SGE_TASK_ID - 1)).out"` lines (`-o` has no arithmetic), `-o /dev/null`
+    script = back.spec.execution.script if back.spec and back.spec.execution else None
+    if (
+        target == "sge"
+        and schema in ("spec.output.stdout", "spec.output.stderr")
+        and same(got, v.Template.parse("/dev/null"))
+        and script is not None
+        and REDIRECT_MARKER in script
+    ):
+        stream = "exec >" if leaf == "stdout" else "exec 2>"
+        return any(line.startswith(stream) for line in script.split(REDIRECT_MARKER)[1].split("\n"))
     # a script file's last line ends with a line break (POSIX: a line ends with one); a
     # writer adds it to a script that lacks it. The shell runs the same commands.
     if leaf == "script" and isinstance(value, str) and isinstance(got, str):

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Final
 
+import msgspec
+
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
     LossReports,
@@ -55,9 +57,10 @@ from bammmc.backends.common import (
 )
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.htcondor import DISCARDED
 from bammmc.frontends.htcondor import scan
 from bammmc.ir.envvars import compatibility_block, job_ad
-from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Resources, Spec
+from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Output, Resources, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template
 
@@ -542,6 +545,17 @@ def spelled_dollars(text: str, piece: bool = False) -> str | None:
 
 #: the blanks condor_submit trims around a value (C `isspace()`; a line break is E140)
 TRIMMED: Final = " \t\v\f"
+
+
+def without_discarded(out: Output) -> Output:
+    """The output with `/dev/null` streams left unset: that is HTCondor's own default, so the
+    submit file need not name it (a merged stream into `/dev/null` is discarded too)."""
+    discarded = Template.parse(DISCARDED)
+    if out.stdout == discarded:
+        out = msgspec.structs.replace(out, stdout=None, merge_stderr=None)
+    if out.stderr == discarded:
+        out = msgspec.structs.replace(out, stderr=None)
+    return out
 
 
 class Unwritable(Exception):
@@ -1137,6 +1151,7 @@ class HtcondorWriter(LossReports):
             self.put("input", ex.stdin, "spec.execution.stdin")
         out = self.spec.output
         if out is not None:
+            out = without_discarded(out)
             stdout = self.path(out.stdout, "spec.output.stdout") if out.stdout else None
             if stdout is not None:
                 self.cmd("output", stdout, "spec.output.stdout")

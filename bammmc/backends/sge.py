@@ -167,6 +167,17 @@ PATH_VARIABLES: Final = {
     "job_name": "$JOB_NAME",
     "node_hostname": "$HOSTNAME",
 }
+#: the same variables in the job's shell (`$TASK_ID` is `-o`'s own; the job sees `$SGE_TASK_ID`)
+SHELL_PATH_VARIABLES: Final = {
+    "job_id": "${JOB_ID}",
+    "array_job_id": "${JOB_ID}",
+    "job_name": "${JOB_NAME}",
+    "node_hostname": "${HOSTNAME}",
+}
+#: the comment before the body's `exec` lines that name the output files (`redirect`)
+REDIRECT_MARKER: Final = "# bammmc: the output files, named as the original job names them\n"
+#: shells in which the body's `exec >file` redirection works
+POSIX_SHELLS: Final = frozenset({"sh", "bash", "dash", "ksh", "zsh", "ash"})
 #: the largest task id (`-t` ids are u_long32)
 MAX_TASK_ID: Final = 2**32 - 1
 #: qsub options the writer (and reader) handle through their own fields, never through
@@ -623,6 +634,10 @@ class SgeWriter(LossReports):
         self.ext = ext.sge if ext and ext.sge else SgeExt()
         arr = self.spec.array
         self.indices: IndexSpec | None = arr.indices if arr is not None else None
+        #: whether the body runs in a POSIX shell (set by `script`): `exec >file` works there
+        self.posix_body = False
+        #: `exec` redirections the body starts with (`path`: names `-o` cannot spell)
+        self.redirects: list[str] = []
 
     # -- reporting -------------------------------------------------------------------------
 
@@ -713,7 +728,7 @@ class SgeWriter(LossReports):
     # -- the job ---------------------------------------------------------------------------
 
     def write(self) -> list[OutputFile]:
-        body, shebang = self.script()
+        preamble, body, shebang = self.script()
         head = [shebang] if shebang else []
         shell_lines, self.lines = self.lines, []
         self.name()
@@ -727,13 +742,18 @@ class SgeWriter(LossReports):
         self.extras()
         self.unsupported()
         header = "".join(line + "\n" for line in head + shell_lines + self.lines)
+        if self.redirects:
+            preamble += REDIRECT_MARKER + "".join(line + "\n" for line in self.redirects)
+        body = preamble + body
         text = header + body
         self.body_directives(header, body)
         if not refuse_unreadable(self.reporter, text, "sge", self.fields, "sge", "qsub"):
             report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
         return [OutputFile(text)]
 
-    def script(self) -> tuple[str, str]:
+    def script(self) -> tuple[str, str, str]:
+        """`(preamble, body, shebang)`: the compatibility block, the job's commands, the `#!`
+        line (empty when qsub's `-S` or the queue's shell runs the script)."""
         ex = self.spec.execution
         shell = ex.shell if ex and ex.shell else "/bin/bash"
         container_losses(ex, self.options.container_runtime, self.lost, self.approximated)
@@ -777,7 +797,9 @@ class SgeWriter(LossReports):
         elif ex is not None and ex.shell:
             self.host_path("S", ex.shell, "spec.execution.shell")
         block = compatibility_block(body, "sge", self.lost, self.approximated)
-        return shift_array_index(block, "sge", self.array_span()[3]) + body, shell_line
+        interpreter = shell_line[2:].split()[0].rsplit("/", 1)[-1] if shell_line[2:] else ""
+        self.posix_body = interpreter in POSIX_SHELLS
+        return shift_array_index(block, "sge", self.array_span()[3]), body, shell_line
 
     def body_directives(self, header: str, body: str) -> None:
         """qsub reads every `#$` line of the file, the script's own too (no stop at the first
@@ -1311,6 +1333,8 @@ class SgeWriter(LossReports):
             )
         shift = self.array_span()[3] if self.indices is not None else 0
         if shift and "array_index" in template.variables():
+            if self.redirect(letter, template, mapping, shift):
+                return
             self.approximated(
                 field,
                 f"Grid Engine task ids start at 1 and `-{letter}` has no arithmetic: the file "
@@ -1367,6 +1391,34 @@ class SgeWriter(LossReports):
             )
         # `[[host]:]path`: after an empty host, a `:` is the path's own (see `host_path`)
         self.opt(letter, ":" + text if ":" in text else text, path=field)
+
+    def redirect(
+        self, letter: str, template: Template, mapping: dict[str, str], shift: int
+    ) -> bool:
+        """Name an output file of a shifted array in the body: `-{letter} /dev/null` and an
+        `exec >"a-$((SGE_TASK_ID - 1)).out"` first in the script, so that each task writes the
+        file its index names (`-o` has no arithmetic). Only for a POSIX shell body, and for a
+        template whose every variable has a shell spelling."""
+        shell = dict(SHELL_PATH_VARIABLES)
+        if mapping.get("job_id", "").endswith("$TASK_ID"):
+            shell["job_id"] = "${JOB_ID}.${SGE_TASK_ID}"
+        shell["array_index"] = f"$((SGE_TASK_ID - {shift}))"
+        if not self.posix_body or any(v not in shell for v in template.variables()):
+            return False
+        parts = []
+        for kind, text in template.parts:
+            if kind == "var":
+                parts.append(shell[text])
+            else:
+                parts.append(re.sub(r'([\\$`"])', r"\\\1", text))
+        name = "".join(parts)
+        if not name or name.endswith("/"):
+            return False
+        merged = letter == "o" and self.spec.output is not None and self.spec.output.merge_stderr
+        stream = ">" if letter == "o" else "2>"
+        self.redirects.append(f'exec {stream}"{name}"' + (" 2>&1" if merged else ""))
+        self.opt(letter, "/dev/null", path=f"spec.output.{'stdout' if letter == 'o' else 'stderr'}")
+        return True
 
     def notifications(self) -> None:
         note = self.spec.notifications

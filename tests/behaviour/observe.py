@@ -121,12 +121,19 @@ def seconds(text: str) -> int:
 _INDEX = re.compile(r"^index=(\d+)$", re.M)
 
 
-def _indices(elements: list[dict[str, Any]], native: list[int]) -> tuple[int, ...]:
+def _indices(
+    elements: list[dict[str, Any]], native: list[int], files: dict[str, str]
+) -> tuple[int, ...]:
     """The index each element's body printed (`index=K`, the rows' array bodies), else the
-    scheduler's own numbers: what the job sees is what it asked for."""
+    scheduler's own numbers: what the job sees is what it asked for. A body that names its
+    own output file (a Grid Engine script whose `-o` cannot spell the name) printed it into
+    the files the job wrote: one line per element there counts the same."""
     seen = [_INDEX.findall(e.get("stdout") or "") for e in elements]
     if all(len(s) == 1 for s in seen):
         return tuple(int(s[0]) for s in seen)
+    written = sorted(int(k) for text in files.values() for k in _INDEX.findall(text))
+    if not any(seen) and len(written) == len(elements):
+        return tuple(written)
     return tuple(native)
 
 
@@ -165,7 +172,7 @@ def on_slurm(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         mem_mb=mib(tres["mem"]) if "mem" in tres else None,
         gpus=gpus,
         walltime_s=seconds(rec["TimeLimit"]) if rec.get("TimeLimit") else None,
-        array=_indices(elements, indices) if "ArrayJobId" in rec else None,
+        array=_indices(elements, indices, r.get("files") or {}) if "ArrayJobId" in rec else None,
         throttle=int(throttle) if throttle and throttle != "0" else None,
         outputs=tuple(sorted(r.get("files") or {})),
         job_ids=tuple(sorted(ids)),
@@ -194,7 +201,9 @@ def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         mem_mb=per_slot * slots if slots else None,
         gpus=int(hard.get("gpu", 0)) * (slots or 1),
         walltime_s=seconds(hard["h_rt"]) if "h_rt" in hard else None,
-        array=_indices(elements, [e["task_id"] for e in elements]) if array else None,
+        array=_indices(elements, [e["task_id"] for e in elements], r.get("files") or {})
+        if array
+        else None,
         throttle=(array or {}).get("concurrency") or None,
         outputs=tuple(sorted(r.get("files") or {})),
         job_ids=(str(r.get("job_id")),),

@@ -110,11 +110,8 @@ ROWS: tuple[Row, ...] = (
         "slurm",
         _sh("#SBATCH --array=0-3 -t 5", "#SBATCH -o a-%a.out", body=INDEX % "SLURM_ARRAY_TASK_ID"),
         Alloc(tasks=1, array=(0, 1, 2, 3), outputs=tuple(f"a-{i}.out" for i in range(4))),
-        "sbatch(1) --array: indices from 0; Grid Engine's start at 1, so a writer shifts them",
-        fails={
-            "sge": "Grid Engine task ids start at 1 and `-o` has no arithmetic: the files are "
-            "a-1…a-4 (W301 says so); a redirection in the body would keep the names"
-        },
+        "sbatch(1) --array: indices from 0; Grid Engine's start at 1, so a writer shifts them "
+        "(and names the files in the body: `-o` has no arithmetic)",
     ),
     # ---------------------------------------------------------------- PBS Pro (pbs.md §2)
     Row(
@@ -339,11 +336,8 @@ ROWS: tuple[Row, ...] = (
         "executable = /bin/echo\narguments = index=$(Process)\n"
         "output = q.$(Process).out\nqueue 10\n",
         Alloc(tasks=1, array=tuple(range(10)), outputs=tuple(f"q.{i}.out" for i in range(10))),
-        "htcondor.md: queue 10 makes procs 0-9; $(Process) is each one's number",
-        fails={
-            "sge": "the file names take the shifted task ids (q.1…q.10), and HTCondor's "
-            "discarded stderr (no `error`) becomes <name>.e<job>.<task> files"
-        },
+        "htcondor.md: queue 10 makes procs 0-9; $(Process) is each one's number; without "
+        "`error` stderr goes to /dev/null (condor_submit(1))",
     ),
     Row(
         "htcondor-gpus",

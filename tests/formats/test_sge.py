@@ -615,16 +615,38 @@ def test_shifted_array_defines_the_other_indices_exactly() -> None:
     assert 'export BAMMM_ARRAY_INDEX="$((SGE_TASK_ID - 1))"\n' in out
 
 
-def test_shifted_array_file_names_are_reported() -> None:
-    """`-o a-$TASK_ID.out` of an array shifted up by one names a-1 … a-4, not a-0 … a-3
-    (the behaviour row slurm-array-zero-based; HTCondor's `queue N` is the same): a W301 on
-    the output field, none for a name without the index."""
-    _, diags = bammmc.convert(SH + "#SBATCH --array=0-3\n#SBATCH -o a-%a.out\n", "slurm", "sge")
-    assert ("W301", "spec.output.stdout") in [(d.code, d.field) for d in diags]
-    _, diags = bammmc.convert(SH + "#SBATCH --array=0-3\n#SBATCH -o a.out\n", "slurm", "sge")
-    assert ("W301", "spec.output.stdout") not in [(d.code, d.field) for d in diags]
-    _, diags = bammmc.convert(SH + "#SBATCH --array=1-3\n#SBATCH -o a-%a.out\n", "slurm", "sge")
-    assert ("W301", "spec.output.stdout") not in [(d.code, d.field) for d in diags]
+def test_shifted_array_file_names_are_named_in_the_body() -> None:
+    """`-o a-$TASK_ID.out` of an array shifted up by one would name a-1 … a-4, not a-0 … a-3
+    (the behaviour row slurm-array-zero-based; HTCondor's `queue N` is the same): a POSIX
+    shell body names the files itself (`exec >…`, with `-o /dev/null`); a body in another
+    shell keeps `-o` and gets a W301 on the output field."""
+
+    def fields(diags: list[Diagnostic]) -> list[tuple[str, str | None]]:
+        return [(d.code, d.field) for d in diags]
+
+    out, diags = bammmc.convert(SH + "#SBATCH --array=0-3\n#SBATCH -o a-%a.out\n", "slurm", "sge")
+    assert out is not None and "#$ -o /dev/null\n" in out and "#$ -j y\n" in out
+    assert 'exec >"a-$((SGE_TASK_ID - 1)).out" 2>&1\n' in out
+    assert ("W301", "spec.output.stdout") not in fields(diags)
+    out, _ = bammmc.convert(
+        SH + "#SBATCH --array=0-3 -J j\n#SBATCH -o o-%x-%A-%a.out -e 'e $%a\".err'\n",
+        "slurm",
+        "sge",
+    )
+    assert out is not None and "#$ -e /dev/null\n" in out
+    assert 'exec >"o-${JOB_NAME}-${JOB_ID}-$((SGE_TASK_ID - 1)).out"\n' in out
+    assert 'exec 2>"e \\$$((SGE_TASK_ID - 1))\\".err"\n' in out
+    out, diags = bammmc.convert(
+        "#!/bin/csh\n#SBATCH --array=0-3\n#SBATCH -o a-%a.out\necho $SLURM_ARRAY_TASK_ID\n",
+        "slurm",
+        "sge",
+    )
+    assert out is not None and "#$ -o a-$TASK_ID.out\n" in out and "exec >" not in out
+    assert ("W301", "spec.output.stdout") in fields(diags)
+    for names in ("-o a.out", "--array=1-3\n#SBATCH -o a-%a.out"):
+        out, diags = bammmc.convert(SH + f"#SBATCH --array=0-3\n#SBATCH {names}\n", "slurm", "sge")
+        assert out is not None and "exec >" not in out
+        assert ("W301", "spec.output.stdout") not in fields(diags)
 
 
 def test_thread_pe_slot_range_is_memory_per_cpu() -> None:

@@ -28,6 +28,7 @@ import msgspec
 
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
+from bammmc.facts.htcondor import DISCARDED
 from bammmc.frontends.htcondor import (
     AUTOMATIC,
     EXPRESSION_COMMANDS,
@@ -379,6 +380,12 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         b.data.setdefault("spec", {}).setdefault("execution", {}).setdefault(
             "environment", {}
         ).setdefault("inheritFromSubmitter", False)
+    given = {canonical(k) for k in table}
+    for name, stream in (("output", "stdout"), ("error", "stderr")):
+        if name not in given:  # condor_submit(1): "the default value of /dev/null is used"
+            b.data.setdefault("spec", {}).setdefault("output", {}).setdefault(
+                stream, Template.parse(DISCARDED)
+            )
     for key in sorted(needs - {k.lower() for k in macros_kept}):
         if key in table and not is_command(canonical(key)):  # its value is needed as a macro
             macros_kept[table[key].written] = macros.value(table[key]).text
