@@ -1447,7 +1447,20 @@ class PbsWriter(LossReports):
         if out.open_mode == "append":
             self.lost("spec.output.openMode", "PBS always writes new output files")
 
+    def default_name(self, letter: str) -> str | None:
+        """The SPLAT template of the file qsub names when `-{letter}` names none (pbs.md: a
+        job's `<jobname>.o<seq>` in the submit directory; PBS Pro appends the subjob index to
+        an array's, `svr_jobfunc.c`); None where it is not known."""
+        if self.spec.array is None:
+            return "{job_name}." + letter + "{job_id}"
+        if self.ARRAY_INDEX_TAG:
+            return "{job_name}." + letter + "{array_job_id}.{array_index}"
+        return None
+
     def path(self, letter: str, template: Template, field: str) -> None:
+        default = self.default_name(letter)
+        if default is not None and template.parts == Template.parse(default).parts:
+            return  # qsub's own name for it
         mapping = {"array_index": self.ARRAY_INDEX_TAG} if self.ARRAY_INDEX_TAG else {}
         missing = [v for v in template.variables() if v not in mapping]
         if missing:

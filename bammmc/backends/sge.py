@@ -57,6 +57,7 @@ from bammmc.facts.sge import (
     QUEUE_REFUSES,
     RESERVED_NAMES,
     WILDCARDS,
+    default_path,
     is_pattern,
 )
 from bammmc.ir.envvars import compatibility_block, shift_array_index
@@ -1290,6 +1291,8 @@ class SgeWriter(LossReports):
             if letter == "e" and out.merge_stderr and (raw is not None or template is not None):
                 self.lost(field, "with `-j y` qsub ignores `-e`: stderr goes to the `-o` file")
                 continue
+            if raw is None and template is not None and self.is_default(letter, template):
+                continue  # qsub's own name for it
             if (
                 raw is not None
                 and template is not None
@@ -1304,6 +1307,14 @@ class SgeWriter(LossReports):
         if out.open_mode is not None:
             self.lost("spec.output.openMode", "qsub has no option for it")
 
+    def is_default(self, letter: str, template: Template) -> bool:
+        """Whether ``template`` is the file qsub names when `-{letter}` names none (in an
+        array whose ids are not shifted: a shifted one names other files)."""
+        array = self.indices is not None
+        if array and self.array_span()[3]:
+            return False
+        return template.parts == Template.parse(default_path(letter, array)).parts
+
     def same_path(self, letter: str, raw: str, template: Template) -> bool:
         """Whether a raw `-o`/`-e` value reads back as this portable template."""
         if "," in raw:
@@ -1314,9 +1325,7 @@ class SgeWriter(LossReports):
         if site_only:
             return False
         if path.endswith("/"):  # a directory: Grid Engine's default name inside it
-            text += (
-                "{job_name}." + letter + ("{array_job_id}.{array_index}" if array else "{job_id}")
-            )
+            text += default_path(letter, array)
         try:
             return Template.parse(text).parts == template.parts
         except ValueError:

@@ -30,3 +30,9 @@ def is_pattern(ref: str) -> bool:
     """Is this `-hold_jid` reference a wildcard pattern (only Grid Engine matches it), not a
     job id or name (the portable dependency's value)?"""
     return not is_digits(ref) and any(c in ref for c in WILDCARDS)
+
+
+def default_path(letter: str, array: bool) -> str:
+    """The SPLAT template of the file qsub's `-o` (`letter` "o") or `-e` ("e") names when it
+    names none, or names a directory: `<job_name>.o<job_id>[.<task_id>]` (qsub(1))."""
+    return "{job_name}." + letter + ("{array_job_id}.{array_index}" if array else "{job_id}")

@@ -219,6 +219,13 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, array=(1, 2, 3, 4, 5), throttle=2),
         "torque.md §3: -t 1-5%2, at most 2 running",
     ),
+    Row(
+        "torque-procs-pmem",
+        "torque",
+        _sh("#PBS -N tp", "#PBS -l procs=8,pmem=1gb,walltime=00:05:00", "#PBS -o tp.out -j oe"),
+        Alloc(tasks=8, cpus_per_task=1, mem_mb=8 * G, walltime_s=300, outputs=("tp.out",)),
+        "torque.md §2: procs is total processors in any layout; pmem per process",
+    ),
     # ---------------------------------------------------------------- LSF (lsf.md §2)
     Row(
         "lsf-rusage-one-host",
@@ -309,10 +316,6 @@ ROWS: tuple[Row, ...] = (
             outputs=tuple(f"ga.{s}N.{i}" for s in "eo" for i in (1, 3, 5, 7, 9)),
         ),
         "sge.md: -t 1-9:2, -tc 2; default files <name>.o<job>.<task> in the -cwd directory",
-        fails={
-            "slurm": "default file names: the Slurm writer writes slurm-%j.out, not Grid "
-            "Engine's <name>.o<job>.<task>"
-        },
     ),
     Row(
         "sge-gpu",
@@ -346,6 +349,19 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, nodes=1, mem_mb=1 * G, gpus=2),
         "htcondor.md: request_gpus of the slot; request_memory in MB",
     ),
+    Row(
+        "htcondor-cluster-process-files",
+        "htcondor",
+        "executable = /bin/sh\narguments = \"-c 'echo index=$(Process); echo e >&2'\"\n"
+        "output = o.$(Cluster).$(Process)\nerror = e.$(Cluster).$(Process)\nqueue 3\n",
+        Alloc(
+            tasks=1,
+            array=(0, 1, 2),
+            outputs=tuple(f"{s}.N.{i}" for s in "eo" for i in range(3)),
+        ),
+        "htcondor.md: queue 3 makes procs 0-2 of one cluster; $(Cluster) is the cluster id "
+        "they share, $(Process) each one's number",
+    ),
     # ---------------------------------------------------------------- Flux (flux.md)
     Row(
         "flux-batch-nodes-tasks-cores",
@@ -361,6 +377,18 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=2, gpus=2, outputs=("fg.out",)),
         "flux-batch(1): -g GPUs per slot (task)",
     ),
+    Row(
+        "flux-jobspec-slots-cores",
+        "flux",
+        "version: 1\nresources:\n  - type: slot\n    count: 4\n    label: task\n"
+        "    with:\n      - {type: core, count: 2}\n"
+        "tasks:\n  - command: [sh, -c, echo ok]\n    slot: task\n    count: {per_slot: 1}\n"
+        "attributes:\n  system:\n    duration: 600\n    shell:\n      options:\n"
+        "        output:\n          stdout: {type: file, path: js.out}\n",
+        Alloc(tasks=4, nodes=1, cpus_per_task=2, walltime_s=600, outputs=("js.out",)),
+        "flux.md (RFC 14): 4 slots of 2 cores, one task per slot; duration in seconds; the "
+        "shell's output.stdout.path; 8 CPUs fit one node",
+    ),
     # ---------------------------------------------------------------- SPLAT (docs/ir.md)
     Row(
         "splat-memory-per-task",
@@ -370,6 +398,30 @@ ROWS: tuple[Row, ...] = (
         "  output: {stdout: sp.out, mergeStderr: true}\n  execution: {script: 'echo ok'}\n",
         Alloc(tasks=4, cpus_per_task=2, mem_mb=8 * G, outputs=("sp.out",)),
         "docs/ir.md: memoryPerTask × tasks",
+    ),
+    Row(
+        "splat-memory-per-node",
+        "splat",
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata: {name: spn}\nspec:\n"
+        "  resources: {nodes: 2, tasksPerNode: 2, memoryPerTask: 3Gi/node}\n"
+        "  output: {stdout: spn.out, mergeStderr: true}\n  execution: {script: 'echo ok'}\n",
+        Alloc(tasks=4, nodes=2, cpus_per_task=1, mem_mb=6 * G, outputs=("spn.out",)),
+        "docs/ir.md: a size's `/node` scope is per node; 2 nodes of 2 tasks",
+    ),
+    Row(
+        "splat-array-step-throttle",
+        "splat",
+        "apiVersion: bammm.io/v1alpha1\nkind: Job\nmetadata: {name: spa}\nspec:\n"
+        "  array: {indices: '0-6:3', maxConcurrent: 2}\n"
+        "  output: {stdout: 'spa-{array_index}.out', mergeStderr: true}\n"
+        '  execution: {script: "#!/bin/bash\\necho index=$BAMMM_ARRAY_INDEX\\n"}\n',
+        Alloc(
+            tasks=1,
+            array=(0, 3, 6),
+            throttle=2,
+            outputs=tuple(f"spa-{i}.out" for i in (0, 3, 6)),
+        ),
+        "docs/ir.md: indices 0-6:3 are 0, 3, 6; maxConcurrent 2; `$BAMMM_ARRAY_INDEX` is the index",
     ),
 )
 

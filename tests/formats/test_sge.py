@@ -525,7 +525,12 @@ def test_queue_mail_and_addresses_accumulate() -> None:
 
 def test_streams_stay_separate_by_default() -> None:
     job, diags = read(SH + "#$ -o out.log\n" + BODY)
-    assert diags == [] and job["spec"]["output"] == {"stdout": "out.log", "mergeStderr": False}
+    # stderr goes to qsub's own name for it (qsub(1) -e: `<job_name>.e<job_id>`)
+    assert diags == [] and job["spec"]["output"] == {
+        "stdout": "out.log",
+        "stderr": "{job_name}.e{job_id}",
+        "mergeStderr": False,
+    }
     out = round_trip_text(SH + "#$ -o out.log\n" + BODY)
     assert "-j" not in out  # separate files are qsub's default
     converted, _ = bammmc.convert(SH + "#$ -N x\n" + BODY, "sge", "slurm")
@@ -1097,3 +1102,22 @@ def test_memory_per_node_is_shared_by_its_slots(
     assert out is not None and line in out
     notes = [d.message for d in diags if d.field == "spec.resources.memoryPerTask"]
     assert any(says in n for n in notes) if says else not [n for n in notes if "node" in n]
+
+
+def test_default_file_names_reach_other_schedulers() -> None:
+    """qsub(1): without `-o`/`-e` the streams go to `<job_name>.o<job_id>` and `.e<job_id>`
+    (`.<task_id>` appended in an array): Slurm writes those names, PBS Pro (whose own default
+    is the same, pbs.md) and Grid Engine itself write nothing."""
+    array = SH + "#$ -N ga\n#$ -t 1-9:2\n" + BODY
+    out, diags = bammmc.convert(array, "sge", "slurm")
+    assert out is not None and "--output=%x.o%A.%a\n" in out and "--error=%x.e%A.%a\n" in out
+    assert not [d for d in diags if d.field and d.field.startswith("spec.output")]
+    out, diags = bammmc.convert(array, "sge", "pbs")
+    assert out is not None and "#PBS -o" not in out and "#PBS -e" not in out
+    assert not [d for d in diags if d.field and d.field.startswith("spec.output")]
+    assert bammmc.convert(array, "sge", "sge")[0] == array
+    single = SH + "#$ -N g\n#$ -j y\n" + BODY
+    out, _ = bammmc.convert(single, "sge", "slurm")
+    assert out is not None and "--output=%x.o%j\n" in out and "--error" not in out
+    out, _ = bammmc.convert(single, "sge", "torque")
+    assert out is not None and "#PBS -o" not in out

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bammmc
+from bammmc.facts.sge import default_path
 from bammmc.ir.job import Job, Output
 from bammmc.ir.values import Template
 
@@ -131,8 +132,16 @@ def test_sge_round_trip(doc: dict[str, Any]) -> None:
     if stdout is not None and spec.array:
         unique = str(stdout).replace("{job_id}", "{array_job_id}.{array_index}")
         stdout = Template.parse(unique)
+    # a stream the job names no file for is in qsub's own file, read back as that name
+    # (qsub(1): `<job_name>.o<job_id>`, `.<task_id>` in an array)
+    array = spec.array is not None
+    stderr = output.stderr
+    if stdout is None:
+        stdout = Template.parse(default_path("o", array))
+    if stderr is None and not output.merge_stderr:
+        stderr = Template.parse(default_path("e", array))
     expected = msgspec.structs.replace(
-        output, stdout=stdout, merge_stderr=bool(output.merge_stderr)
+        output, stdout=stdout, stderr=stderr, merge_stderr=bool(output.merge_stderr)
     )
     assert bspec.output == expected
     assert bspec.lifecycle == spec.lifecycle

@@ -45,7 +45,7 @@ from bammmc.backends.sge import (
     slot_minimum,
 )
 from bammmc.diagnostics.model import Reporter, Span
-from bammmc.facts.sge import is_pattern
+from bammmc.facts.sge import default_path, is_pattern
 from bammmc.frontends.sge import SgeScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -165,6 +165,7 @@ def lower(
     if b.get("spec.output.mergeStderr") is None:
         # Grid Engine writes stdout and stderr to separate files unless `-j y` joins them
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
+    _default_files(b, array, merged)
     if other:
         first = next(o for o in script.options if o.name in other)
         _ext(b, "options", other, first)
@@ -678,11 +679,23 @@ def _path(letter: str, occ: Occurrence, b: _Builder, array: bool) -> None:
         )
         return
     if path.endswith("/"):  # a directory: Grid Engine's default name inside it
-        text += "{job_name}." + letter + ("{array_job_id}.{array_index}" if array else "{job_id}")
+        text += default_path(letter, array)
     try:
         b.set(f"spec.output.{field}", Template.parse(text), occ)
     except ValueSyntaxError as exc:
         raise _invalid(b.reporter, occ, f"`{value}`: {exc.message}", "check the path") from None
+
+
+def _default_files(b: _Builder, array: bool, merged: bool) -> None:
+    """The files Grid Engine writes when `-o`/`-e` name none (qsub(1) -o: "the standard
+    output stream of the job is placed in the file <job_name>.o<job_id>", in an array
+    `<job_name>.o<job_id>.<task_id>`), so that another scheduler writes the same names."""
+    output = b.data.setdefault("spec", {}).setdefault("output", {})
+    ext = b.get("spec.extensions.sge") or {}
+    for letter, stream, key in (("o", "stdout", "output"), ("e", "stderr", "error")):
+        if stream in output or key in ext or (letter == "e" and merged):
+            continue
+        output[stream] = Template.parse(default_path(letter, array))
 
 
 def _mail(occs: list[Occurrence], b: _Builder) -> None:
