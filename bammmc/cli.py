@@ -172,6 +172,12 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--batch", is_flag=True, help="Read every document of a multi-document file."),
         click.option(
+            "-v",
+            "--verbose",
+            is_flag=True,
+            help="Also print the notes (N codes: how a value was written, nothing to act on).",
+        ),
+        click.option(
             "--lsf-unit",
             type=click.Choice(["KB", "MB", "GB", "TB", "PB", "EB"], case_sensitive=False),
             default=None,
@@ -270,7 +276,9 @@ def _configure(command: click.Command, ctx: click.Context) -> None:
             printer.flush()
             sys.exit(EXIT_USAGE)
     params["policy"] = Policy(
-        strict=bool(config_strict) if strict is None else strict, rules=tuple(rules)
+        strict=bool(config_strict) if strict is None else strict,
+        rules=tuple(rules),
+        verbose=bool(params.pop("verbose")),
     )
     unit, reserve = params.pop("lsf_unit"), params.pop("lsf_reserve")
     params["site"] = Site(
@@ -394,13 +402,24 @@ class _Printer:
                     "explainSummaries": [summary for _, summary, _ in explained],
                 }
             self.stream.write(sarif.render(diags, properties))
-        elif diags:
+        else:
             from bammmc.diagnostics.render import human
 
-            if self.color:
-                human.print_color(diags, self.sources, self.stream)
-            else:
-                self.stream.write(human.render(diags, self.sources))
+            shown = diags
+            if self.policy is None or not self.policy.verbose:
+                shown = [d for d in diags if d.severity != "note"]
+            if shown and self.color:
+                human.print_color(shown, self.sources, self.stream)
+            elif shown:
+                self.stream.write(human.render(shown, self.sources))
+            hidden = len(diags) - len(shown)
+            if hidden and shown:  # a clean conversion stays silent
+                self.stream.write(
+                    ("\n" if shown else "")
+                    + f"{hidden} note{'s' if hidden > 1 else ''} not shown (`-v` shows "
+                    f"{'them' if hidden > 1 else 'it'})\n"
+                )
+            diags = shown
         if explained and self.diag_format != "sarif":
             from bammmc import explain
 

@@ -123,6 +123,8 @@ class Policy:
 
     strict: bool = False
     rules: tuple[Rule, ...] = ()
+    #: print notes (N codes) in the human form too (`-v`); the machine forms always have them
+    verbose: bool = False
 
     def level(self, code: str) -> Literal["allow", "error", "default"]:
         """``allow`` (silenced), ``error`` (promoted, or an error already) or ``default``.

@@ -11,7 +11,8 @@ One row per field the input set (a leaf of its source map):
   the target has nothing for the field;
 * ``status`` — ``exact``, ``approximated`` (a W3xx about the field, a parent of it, or a part of
   its value) or ``lost`` (a W2xx; the worst one wins), with its ``code`` and ``reason`` (the
-  diagnostic's message).
+  diagnostic's message); an exact field written in the target's own form has its N003 note as
+  the reason.
 
 A W2xx/W3xx about a field that no row of the source covers (a default the target cannot keep, a
 warning about the whole job) gets a row of its own, without source text, so the counts never hide
@@ -140,7 +141,11 @@ def rows(
     ``source`` is the input text (for the source text of each row), ``readback`` the target's
     output read back (for what the target got)."""
     verdicts: dict[str | None, tuple[str, str, str]] = {}  # field -> (status, code, message)
+    #: how an exact field was written (N003): the reason of its row
+    noted: dict[str, list[str]] = {}
     for d in diagnostics:
+        if d.code == "N003" and d.field:
+            noted.setdefault(d.field, []).append(d.message)
         if d.code[:2] not in ("W2", "W3"):
             continue
         status = "lost" if d.code.startswith("W2") else "approximated"
@@ -157,6 +162,8 @@ def rows(
                 covered.add(field)
                 if _RANK[v_status] > _RANK[status]:
                     status, code, reason = v_status, v_code, v_message
+        if status == "exact" and path in noted:
+            code, reason = "N003", "; ".join(noted[path])
         span = source_span(smap, path, source)
         got = None
         if readback is not None:

@@ -480,3 +480,21 @@ def test_library_returns_every_file() -> None:
     assert files[0][1] == "executable = run.sh\nbatch_name = two\nqueue\n"
     text, _ = bammmc.convert(SBATCH, "slurm", "htcondor")
     assert text == "executable = job.sh\nbatch_name = two\nqueue\n"
+
+
+def test_notes_are_shown_with_verbose_only() -> None:
+    """N003 (a value in the target's own form) is no warning: the human form prints it with
+    `-v`, and otherwise one line counts it after the other diagnostics; a conversion with
+    nothing else to say prints nothing; JSON always holds it (issue 19 item 8)."""
+    args = ["--from", "slurm", "--to", "pbs", "-"]
+    lossy = "#!/bin/bash\n#SBATCH --mem=8G --comment=hello\necho $SLURM_JOB_ID\n"
+    quiet = CliRunner().invoke(main, args, input=lossy)
+    assert "note[N003]" not in quiet.stderr and "warning[W201]" in quiet.stderr
+    assert quiet.stderr.endswith("\n2 notes not shown (`-v` shows them)\n")
+    loud = CliRunner().invoke(main, [*args, "-v"], input=lossy)
+    assert loud.stderr.count("note[N003]") == 2 and "not shown" not in loud.stderr
+    clean = "#!/bin/bash\n#SBATCH --gpus=2\necho $SLURM_JOB_ID\n"
+    silent = CliRunner().invoke(main, args, input=clean)
+    assert silent.exit_code == 0 and silent.stderr == "", silent.stderr
+    machine = CliRunner().invoke(main, [*args[:-1], "--diagnostics", "json", "-"], input=clean)
+    assert {json.loads(line)["code"] for line in machine.stderr.splitlines()} == {"N003"}

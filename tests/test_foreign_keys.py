@@ -1,4 +1,5 @@
-"""Other schedulers' extension keys: each reported by name, lost or carried (W201 / W301)."""
+"""Other schedulers' extension keys: each reported by name, lost or carried (W201 / W301, N003
+for a key that is only the source's spelling of the portable value)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ def test_mirror_table_names_real_keys(scheduler: str) -> None:
 
 SLURM_TO_PBS = [
     # (Slurm directive, foreign key, expected code)
-    ("--mem=8G", "spec.extensions.slurm.mem", "W301"),  # one task: memoryPerTask carries it
+    ("--mem=8G", "spec.extensions.slurm.mem", "N003"),  # one task: memoryPerTask carries it
     # per node on nodes Slurm fills as it likes: `memoryPerTask: 8Gi/node` carries it (PBS
     # writes a chunk per node, each with mem=8gb)
-    ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "W301"),
+    ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "N003"),
     ("--comment=hello", "spec.extensions.slurm.comment", "W201"),
     ("--nodes=2-4", "spec.extensions.slurm.nodes", "W301"),
     ("--gres=gpu:2", "spec.extensions.slurm.gres", "W301"),

@@ -584,7 +584,13 @@ def convert(job: Job, target: str) -> Outcome:
     if back is None or any(d.is_error for d in diagnostics):
         out.unreadable = [d for d in diagnostics if d.is_error]
         return out
-    fields = [d.field for d in reporter.diagnostics if d.code[:2] in ("W2", "W3") and d.field]
+    # a value in the target's own form says so with N003 (the compatibility block's variables,
+    # an extension key a portable field carries): named, so not silent
+    fields = [
+        d.field
+        for d in reporter.diagnostics
+        if (d.code[:2] in ("W2", "W3") or d.code == "N003") and d.field
+    ]
     dropped = [d.field for d in reporter.diagnostics if d.code[:2] == "W2" and d.field]
     for path, value in set_leaves(job):
         got = get_path(back, path)

@@ -223,6 +223,11 @@ class LossReports:
             help=f"check {self.CHECK}",
         )
 
+    def noted(self, path: str, how: str) -> None:
+        """A value written in the target's own form with the same meaning (N003, shown with
+        `-v`): nothing for the user to act on."""
+        self.reporter.report("N003", f"`{path}` {self.where()}: {how}", field=path)
+
 
 def report_unsupported(writer: _Reports, job: Any, table: Capabilities, program: str) -> None:
     """The fidelity pass over a target's capability table: W201 (or the entry's code) for each
@@ -259,6 +264,7 @@ def report_unsupported(writer: _Reports, job: Any, table: Capabilities, program:
 class _Reports(Protocol):
     def lost(self, path: str, why: str) -> None: ...
     def approximated(self, path: str, how: str) -> None: ...
+    def noted(self, path: str, how: str) -> None: ...
 
 
 def report_foreign(
@@ -284,6 +290,10 @@ def report_foreign(
                 "`-M` is a limit per process, and the job reserved no memory: the limit is "
                 "written as the memory each task asks for",
             )
+        elif carried and path.rsplit(".", 1)[1] in SPELLINGS.get(scheduler, ()):
+            writer.noted(
+                path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
+            )
         elif carried:
             writer.approximated(
                 path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
@@ -292,6 +302,17 @@ def report_foreign(
             writer.lost(path, f"it only means something to {scheduler}")
 
 
+#: extension keys (wire names) that are only the source's spelling of the portable value that
+#: carries them (`--mem=8G` beside `memoryPerTask: 8Gi/node`): N003 where that value is written.
+#: Another carried key may hold more than its portable field (`--nodes=2-4`, a `select` with
+#: `host=`), so it stays a W301
+SPELLINGS: Final[dict[str, frozenset[str]]] = {
+    "slurm": frozenset(
+        {"mem", "mem_per_cpu", "gpus", "gpus_per_node", "gpus_per_task", "partition"}
+        | {"time_min", "begin", "deadline", "output", "error", "input"}
+    ),
+    "pbs": frozenset({"mem", "join", "output", "error", "mail_points"}),
+}
 #: extension keys that say how a portable value was written in the source (`-nnodes`, memory
 #: that is `-M`'s limit), nothing of their own: silent where that value is written
 MARKERS: Final = ("spec.extensions.lsf.memory_from_limit", "spec.extensions.lsf.nnodes")

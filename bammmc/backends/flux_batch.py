@@ -636,7 +636,7 @@ def render(
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    body = compatibility_block(body, "flux-batch", w.lost, w.approximated) + body
+    body = compatibility_block(body, "flux-batch", w.lost, w.approximated, noted=w.noted) + body
     return "\n".join(w.lines) + "\n" + body, w.args
 
 

@@ -709,7 +709,7 @@ class LsfWriter(LossReports):
                 )
                 command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
-        block = compatibility_block(body, "lsf", self.lost, self.approximated)
+        block = compatibility_block(body, "lsf", self.lost, self.approximated, noted=self.noted)
         return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 
     def array_shift(self) -> int:
@@ -1445,6 +1445,9 @@ class LsfWriter(LossReports):
             )
             return
         mapping = {"job_id": "%J", "array_index": "%I", "array_job_id": "%J"}
+        job_name = self.job.metadata.name if self.job.metadata is not None else None
+        if job_name and "/" not in job_name and not FILE_PATTERN.search(job_name):
+            mapping["job_name"] = job_name  # the job's own name, known now: the same file
         array = self.spec.array is not None and self.spec.array.indices is not None
         if array and "job_id" in template.variables():
             self.approximated(

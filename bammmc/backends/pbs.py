@@ -44,6 +44,7 @@ from bammmc.backends.container import (
 )
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.pbs import default_path
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
@@ -713,7 +714,10 @@ class PbsWriter(LossReports):
                 "qsub reads what follows `@` as a host and a `,` as the start of another shell",
             ):
                 self.opt("S", ex.shell, "spec.execution.shell")
-        body = compatibility_block(body, self.DIALECT, self.lost, self.approximated) + body
+        body = (
+            compatibility_block(body, self.DIALECT, self.lost, self.approximated, noted=self.noted)
+            + body
+        )
         if ex is not None and ex.working_dir is not None:
             if self.HAS_WORKDIR_OPTION:
                 self.opt("d", ex.working_dir, "spec.execution.workingDir")
@@ -1448,20 +1452,17 @@ class PbsWriter(LossReports):
             self.lost("spec.output.openMode", "PBS always writes new output files")
 
     def default_name(self, letter: str) -> str | None:
-        """The SPLAT template of the file qsub names when `-{letter}` names none (pbs.md: a
-        job's `<jobname>.o<seq>` in the submit directory; PBS Pro appends the subjob index to
-        an array's, `svr_jobfunc.c`); None where it is not known."""
-        if self.spec.array is None:
-            return "{job_name}." + letter + "{job_id}"
-        if self.ARRAY_INDEX_TAG:
-            return "{job_name}." + letter + "{array_job_id}.{array_index}"
-        return None
+        """The SPLAT template of the file qsub names when `-{letter}` names none."""
+        return default_path(letter, self.spec.array is not None, self.DIALECT == "torque")
 
     def path(self, letter: str, template: Template, field: str) -> None:
         default = self.default_name(letter)
         if default is not None and template.parts == Template.parse(default).parts:
             return  # qsub's own name for it
         mapping = {"array_index": self.ARRAY_INDEX_TAG} if self.ARRAY_INDEX_TAG else {}
+        name = self.job.metadata.name if self.job.metadata is not None else None
+        if name and not set(name) & set("/:^"):
+            mapping["job_name"] = name  # the job's own name, known now: the same file
         missing = [v for v in template.variables() if v not in mapping]
         if missing:
             shown = ", ".join(f"`{{{v}}}`" for v in missing)

@@ -797,7 +797,7 @@ class SgeWriter(LossReports):
             self.opt("S", self.ext.shell, path="spec.extensions.sge.shell")
         elif ex is not None and ex.shell:
             self.host_path("S", ex.shell, "spec.execution.shell")
-        block = compatibility_block(body, "sge", self.lost, self.approximated)
+        block = compatibility_block(body, "sge", self.lost, self.approximated, noted=self.noted)
         interpreter = shell_line[2:].split()[0].rsplit("/", 1)[-1] if shell_line[2:] else ""
         self.posix_body = interpreter in POSIX_SHELLS
         return shift_array_index(block, "sge", self.array_span()[3]), body, shell_line

@@ -576,7 +576,7 @@ def write(
     if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    script = compatibility_block(script, "slurm", w.lost, w.approximated) + script
+    script = compatibility_block(script, "slurm", w.lost, w.approximated, noted=w.noted) + script
     text = "\n".join(w.lines) + "\n" + script
     if not refuse_unreadable(w.reporter, text, "slurm", w.fields, "slurm", "sbatch"):
         report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")

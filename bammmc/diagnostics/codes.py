@@ -935,6 +935,22 @@ _ALL: Final[tuple[Code, ...]] = (
         filename="job.sh",
     ),
     Code(
+        "N003",
+        "same-meaning",
+        "a value is written in the target's own form, with the same meaning",
+        "The target has its own spelling for something the source says: a scheduler "
+        "variable the script uses (`$PBS_JOBID` is defined from `$SLURM_JOB_ID` at the top "
+        "of the script), or a key of the source's own extensions block whose meaning a "
+        "portable field carries (Slurm's `--gpus` form, written as the target's GPU option).",
+        "Nothing is lost or changed, so it is no warning; it is shown with `-v` (and in "
+        "`--explain`, `--diagnostics json`/`sarif`) for whoever wants to see how each thing "
+        "was written.",
+        "Nothing to do.",
+        "#!/bin/bash\n#PBS -N hello\n#PBS -l select=1:ncpus=1\necho $PBS_JOBID\n",
+        argv=("convert", "{file}", "--to", "slurm"),
+        filename="job.pbs",
+    ),
+    Code(
         "N002",
         "format-from-content",
         "the file's content, not its extension, decided its format",

@@ -169,8 +169,11 @@ def compatibility_block(
     lost: Callable[[str, str], None],
     approximated: Callable[[str, str], None],
     derived: dict[str, tuple[str, str]] | None = None,
+    noted: Callable[[str, str], None] | None = None,
 ) -> str:
     """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
+    A variable defined from the target's own is ``noted`` (N003: the same value), one built
+    from an expression ``approximated``, one with no equivalent ``lost``.
 
     ``derived`` holds the writer's own expressions for concepts that depend on the job
     (concept -> (shell expression, what it gives)); they win over the table's."""
@@ -194,9 +197,9 @@ def compatibility_block(
                 continue
             if own is not None:
                 lines.append(f'export {name}="${{{own}}}"')
-                approximated(
+                (noted or approximated)(
                     "spec.execution.script",
-                    f"`${name}` is defined from `${own}` for {target}",
+                    f"`${name}` is defined from `${own}`",
                 )
             elif concept in derived_here:
                 expression, note = derived_here[concept]

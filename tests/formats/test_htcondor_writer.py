@@ -1088,7 +1088,7 @@ def test_foreign_memory_per_node_becomes_the_job_memory() -> None:
     reporter = Reporter()
     files = write(job, reporter)
     assert "request_memory = 8G" in lines(files)
-    assert ("W301", "spec.extensions.slurm.mem") in found(reporter.diagnostics)
+    assert ("N003", "spec.extensions.slurm.mem") in found(reporter.diagnostics)
     assert ("W201", "spec.extensions.slurm.mem") not in found(reporter.diagnostics)
 
 

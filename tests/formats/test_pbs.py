@@ -382,7 +382,7 @@ def test_slurm_variables_become_pbs_variables() -> None:
     assert job is not None
     out, diags = bammmc.emit(job, "pbs")
     assert out is not None
-    assert {d.code for d in diags} == {"W301"}
+    assert {d.code for d in diags} == {"N003"}
     assert 'export SLURM_SUBMIT_DIR="${PBS_O_WORKDIR}"\n' in out
     assert 'export SLURM_ARRAY_TASK_ID="${PBS_ARRAY_INDEX}"\n' in out
     back, _ = bammmc.parse(out, "pbs")
@@ -396,13 +396,11 @@ def test_pbs_to_slurm_keeps_the_shape() -> None:
         "pbs",
         "slurm",
     )
-    # $PBS_O_WORKDIR defined from Slurm's; PBS's separate stdout/stderr kept apart
-    assert sorted(d.field or "" for d in diags) == [
-        "spec.execution.script",
-        "spec.output.mergeStderr",
-    ]
+    # $PBS_O_WORKDIR defined from Slurm's (a note); PBS's own file names, stdout and stderr
+    # apart (pbs.md: `<jobname>.o<seq>`, `.e<seq>`)
+    assert [(d.code, d.field) for d in diags] == [("N003", "spec.execution.script")]
     assert out is not None
-    assert "#SBATCH --error=slurm-%j.err" in out
+    assert "#SBATCH --output=%x.o%j\n#SBATCH --error=%x.e%j\n" in out
     for line in (
         "--nodes=2",
         "--ntasks-per-node=4",
@@ -427,19 +425,19 @@ FROM_SLURM = [
     (
         "-N 3 -n 10 --mem-per-cpu=1G",  # as evenly as chunks can say it: 4, 3, 3
         ["#PBS -l select=1:ncpus=4:mpiprocs=4:mem=4gb+2:ncpus=3:mpiprocs=3:mem=3gb"],
-        [("W301", "spec.extensions.slurm.mem_per_cpu")],
+        [("N003", "spec.extensions.slurm.mem_per_cpu")],
     ),
     ("-n 2 --ntasks-per-node=4", ["#PBS -l select=1:ncpus=2:mpiprocs=2"], []),
     (
         "-n 6 --ntasks-per-node=4 --mem-per-cpu=1G",
         ["#PBS -l select=1:ncpus=4:mpiprocs=4:mem=4gb+1:ncpus=2:mpiprocs=2:mem=2gb"],
         # Slurm's per-CPU memory grows with the CPUs Slurm allocates; PBS's per chunk does not
-        [("W301", "spec.extensions.slurm.mem_per_cpu")],
+        [("N003", "spec.extensions.slurm.mem_per_cpu")],
     ),
     (
         "-n 5 --ntasks-per-node=2 --gpus-per-task=1",
         ["#PBS -l select=2:ncpus=2:mpiprocs=2:ngpus=2+1:ncpus=1:mpiprocs=1:ngpus=1"],
-        [("W301", "spec.extensions.slurm.gpus_per_task")],
+        [("N003", "spec.extensions.slurm.gpus_per_task")],
     ),
     # tasks without nodes are one chunk each: per-node amounts cannot be written exactly
     (

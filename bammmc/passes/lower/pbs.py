@@ -22,6 +22,7 @@ import msgspec
 
 from bammmc.backends.pbs import PBS_CHUNK_RESOURCES, pbs_job_ref
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.pbs import default_path
 from bammmc.frontends.pbs import PbsScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -95,6 +96,7 @@ def lower(
     if "j" not in last or (last["j"].value or "") == "n":
         # PBS writes stdout and stderr to separate files unless told to join them
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = False
+    _default_files(b, torque, (last["j"].value or "") if "j" in last else "n")
     if script.script:
         b.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
     if sum(d.is_error for d in reporter.diagnostics) > errors_before:
@@ -305,6 +307,21 @@ def _path(letter: str, occ: Occurrence, b: _Builder) -> None:
     b.set(f"spec.output.{field}", template, occ)
     if host:
         _ext(b, "output" if letter == "o" else "error", value, occ)
+
+
+def _default_files(b: _Builder, torque: bool, join: str) -> None:
+    """The files qsub writes when `-o`/`-e` name none (`<jobname>.o<seq>`, `.e<seq>`), so
+    that another scheduler writes the same names; with `-j oe` stderr is in the `-o` file.
+    `-j eo` (both in the `-e` file) is left to the writer's default."""
+    if join == "eo":
+        return
+    output = b.data.setdefault("spec", {}).setdefault("output", {})
+    array = b.get("spec.array") is not None
+    for letter, stream in (("o", "stdout"), ("e", "stderr")):
+        default = default_path(letter, array, torque)
+        if stream in output or default is None or (letter == "e" and join == "oe"):
+            continue
+        output[stream] = Template.parse(default)
 
 
 def _mail(occ: Occurrence, b: _Builder, torque: bool) -> None:
