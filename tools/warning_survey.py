@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How many diagnostics a user reads per conversion (issue 19 item 8).
 
-    python tools/warning_survey.py CORPUS [--to FMT,...] [--top N] [--json]
+    python tools/warning_survey.py CORPUS [--from FMT,...] [--to FMT,...] [--top N] [--json]
 
 Every corpus file that its own reader reads without an error (the way tools/corpus_report.py
 finds files and formats) is converted to every script and submit target bammmc writes, and the
@@ -44,7 +44,9 @@ def shape(message: str) -> str:
     return text[:110]
 
 
-def survey(root: Path, targets: Sequence[str]) -> dict[str, list[list[tuple[str, str, str]]]]:
+def survey(
+    root: Path, targets: Sequence[str], sources: Sequence[str] = SOURCES
+) -> dict[str, list[list[tuple[str, str, str]]]]:
     """target → one list per conversion of its printed diagnostics (code, field, message)."""
     listed = _manifest(root)
     out: dict[str, list[list[tuple[str, str, str]]]] = {t: [] for t in targets}
@@ -53,7 +55,7 @@ def survey(root: Path, targets: Sequence[str]) -> dict[str, list[list[tuple[str,
         if relative in ("MANIFEST.tsv", "README.md") or "/invalid/" in f"/{relative}":
             continue
         fmt = format_of(relative, listed.get(relative))
-        if fmt not in SOURCES:
+        if fmt not in sources:
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -108,11 +110,14 @@ def report(found: dict[str, list[list[tuple[str, str, str]]]], top: int) -> list
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", type=Path)
+    parser.add_argument("--from", dest="sources", default=",".join(SOURCES))
     parser.add_argument("--to", default=",".join(TARGETS))
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--json", action="store_true", help="the raw counts, one object")
     args = parser.parse_args(argv)
-    found = survey(args.corpus, [t for t in args.to.split(",") if t])
+    found = survey(
+        args.corpus, [t for t in args.to.split(",") if t], [s for s in args.sources.split(",") if s]
+    )
     if args.json:
         print(json.dumps({t: [len(r) for r in runs] for t, runs in found.items()}))
     else:

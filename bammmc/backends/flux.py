@@ -801,9 +801,7 @@ class FluxWriter(LossReports):
             current = out.get("script")
             if current is None or current.get("data") != ex.script:
                 body = ex.script
-                block = compatibility_block(
-                    body, "flux", self.lost, self.approximated, noted=self.noted
-                )
+                block = compatibility_block(body, "flux", self.approximated, self.noted)
                 if block:
                     first, nl, rest = body.partition("\n")
                     body = first + nl + block + rest if first.startswith("#!") else block + body

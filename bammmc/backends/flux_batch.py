@@ -147,10 +147,10 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            ("`$BAMMM_ARRAY_INDEX` is defined from `$FLUX_JOB_CC` for flux-batch", "W301"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$FLUX_JOB_CC`", "N003"),
             (
-                ("the script uses `$SLURM_ARRAY_JOB_ID`, which flux-batch has no equivalent for"),
-                "W201",
+                "`$SLURM_ARRAY_JOB_ID` has no equivalent here: it is empty in the converted script",
+                "W301",
             ),
         ),
         "spec.execution.executable": exact(
@@ -636,7 +636,7 @@ def render(
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    body = compatibility_block(body, "flux-batch", w.lost, w.approximated, noted=w.noted) + body
+    body = compatibility_block(body, "flux-batch", w.approximated, w.noted) + body
     return "\n".join(w.lines) + "\n" + body, w.args
 
 

@@ -1042,7 +1042,7 @@ class HtcondorWriter(LossReports):
                 f"`#!{shell}` is added as its first line: HTCondor runs the script as a program",
             )
         block = compatibility_block(
-            body, "htcondor", self.lost, self.approximated, self.derived_variables(), self.noted
+            body, "htcondor", self.approximated, self.noted, self.derived_variables()
         )
         if block and self.attribute_index is not None and "BammmcArrayIndex" in block:
             self.needs_index_attribute = True

@@ -220,8 +220,11 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            ("`$BAMMM_ARRAY_INDEX` is defined from `$LSB_JOBINDEX` for lsf", "W301"),
-            (("the script uses `$SLURM_ARRAY_JOB_ID`, which lsf has no equivalent for"), "W201"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$LSB_JOBINDEX`", "N003"),
+            (
+                "`$SLURM_ARRAY_JOB_ID` has no equivalent here: it is empty in the converted script",
+                "W301",
+            ),
         ),
         "spec.execution.executable": EXACT,
         "spec.execution.arguments": EXACT,
@@ -709,7 +712,7 @@ class LsfWriter(LossReports):
                 )
                 command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
             body = "exec " + " ".join(command) + "\n"
-        block = compatibility_block(body, "lsf", self.lost, self.approximated, noted=self.noted)
+        block = compatibility_block(body, "lsf", self.approximated, self.noted)
         return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 
     def array_shift(self) -> int:

@@ -251,8 +251,8 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            ("`$BAMMM_ARRAY_INDEX` is defined from `$PBS_ARRAY_INDEX` for pbs", "W301"),
-            ("the script uses `$SLURM_NTASKS`, which pbs has no equivalent for", "W201"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$PBS_ARRAY_INDEX`", "N003"),
+            ("`$SLURM_NTASKS` has no equivalent here: it is empty in the converted script", "W301"),
         ),
         "spec.execution.executable": EXACT,
         "spec.execution.arguments": EXACT,
@@ -714,10 +714,7 @@ class PbsWriter(LossReports):
                 "qsub reads what follows `@` as a host and a `,` as the start of another shell",
             ):
                 self.opt("S", ex.shell, "spec.execution.shell")
-        body = (
-            compatibility_block(body, self.DIALECT, self.lost, self.approximated, noted=self.noted)
-            + body
-        )
+        body = compatibility_block(body, self.DIALECT, self.approximated, self.noted) + body
         if ex is not None and ex.working_dir is not None:
             if self.HAS_WORKDIR_OPTION:
                 self.opt("d", ex.working_dir, "spec.execution.workingDir")

@@ -455,8 +455,11 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            ("`$BAMMM_ARRAY_INDEX` is defined from `$SGE_TASK_ID` for sge", "W301"),
-            (("the script uses `$SLURM_ARRAY_JOB_ID`, which sge has no equivalent for"), "W201"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$SGE_TASK_ID`", "N003"),
+            (
+                "`$SLURM_ARRAY_JOB_ID` has no equivalent here: it is empty in the converted script",
+                "W301",
+            ),
         ),
         "spec.execution.executable": EXACT,
         "spec.execution.arguments": EXACT,
@@ -797,7 +800,7 @@ class SgeWriter(LossReports):
             self.opt("S", self.ext.shell, path="spec.extensions.sge.shell")
         elif ex is not None and ex.shell:
             self.host_path("S", ex.shell, "spec.execution.shell")
-        block = compatibility_block(body, "sge", self.lost, self.approximated, noted=self.noted)
+        block = compatibility_block(body, "sge", self.approximated, self.noted)
         interpreter = shell_line[2:].split()[0].rsplit("/", 1)[-1] if shell_line[2:] else ""
         self.posix_body = interpreter in POSIX_SHELLS
         return shift_array_index(block, "sge", self.array_span()[3]), body, shell_line

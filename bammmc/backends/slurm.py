@@ -195,8 +195,11 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            (("`$BAMMM_ARRAY_INDEX` is defined from `$SLURM_ARRAY_TASK_ID` for slurm"), "W301"),
-            ("the script uses `$LSB_MCPU_HOSTS`, which slurm has no equivalent for", "W201"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$SLURM_ARRAY_TASK_ID`", "N003"),
+            (
+                "`$LSB_MCPU_HOSTS` has no equivalent here: it is empty in the converted script",
+                "W301",
+            ),
         ),
         "spec.execution.executable": EXACT,
         "spec.execution.arguments": EXACT,
@@ -576,7 +579,7 @@ def write(
     if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    script = compatibility_block(script, "slurm", w.lost, w.approximated, noted=w.noted) + script
+    script = compatibility_block(script, "slurm", w.approximated, w.noted) + script
     text = "\n".join(w.lines) + "\n" + script
     if not refuse_unreadable(w.reporter, text, "slurm", w.fields, "slurm", "sbatch"):
         report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")

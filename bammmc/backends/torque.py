@@ -183,8 +183,11 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.execution.script": exact(
             "",
-            ("`$BAMMM_ARRAY_INDEX` is defined from `$PBS_ARRAYID` for torque", "W301"),
-            (("the script uses `$SLURM_ARRAY_JOB_ID`, which torque has no equivalent for"), "W201"),
+            ("`$BAMMM_ARRAY_INDEX` is defined from `$PBS_ARRAYID`", "N003"),
+            (
+                "`$SLURM_ARRAY_JOB_ID` has no equivalent here: it is empty in the converted script",
+                "W301",
+            ),
         ),
         "spec.execution.executable": EXACT,
         "spec.execution.arguments": EXACT,

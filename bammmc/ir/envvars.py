@@ -166,14 +166,14 @@ def shift_array_index(block: str, target: str, shift: int) -> str:
 def compatibility_block(
     body: str,
     target: str,
-    lost: Callable[[str, str], None],
     approximated: Callable[[str, str], None],
+    noted: Callable[[str, str], None],
     derived: dict[str, tuple[str, str]] | None = None,
-    noted: Callable[[str, str], None] | None = None,
 ) -> str:
     """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
     A variable defined from the target's own is ``noted`` (N003: the same value), one built
-    from an expression ``approximated``, one with no equivalent ``lost``.
+    from an expression ``approximated``, and one with no equivalent too (it is empty there; the
+    script itself is written whole).
 
     ``derived`` holds the writer's own expressions for concepts that depend on the job
     (concept -> (shell expression, what it gives)); they win over the table's."""
@@ -197,7 +197,7 @@ def compatibility_block(
                 continue
             if own is not None:
                 lines.append(f'export {name}="${{{own}}}"')
-                (noted or approximated)(
+                noted(
                     "spec.execution.script",
                     f"`${name}` is defined from `${own}`",
                 )
@@ -206,9 +206,10 @@ def compatibility_block(
                 lines.append(f'export {name}="{expression}"')
                 approximated("spec.execution.script", f"`${name}` is built for {target}: {note}")
             else:
-                lost(
+                # the script is written whole: only this variable is empty there
+                approximated(
                     "spec.execution.script",
-                    f"the script uses `${name}`, which {target} has no equivalent for",
+                    f"`${name}` has no equivalent here: it is empty in the converted script",
                 )
     if not lines:
         return ""

@@ -788,7 +788,7 @@ def test_compatibility_block_reads_the_job_ad(condor_oracle: Any) -> None:
     assert text.endswith("# bammmc: end of variables\n" + script.split("\n", 1)[1])
     assert "export SLURM_ARRAY_TASK_ID=\"$(sed -n 's/^BammmcArrayIndex = //p'" in text
     assert "+BammmcArrayIndex = $INT(bammmc_array_index)" in lines(files)
-    assert ("W201", "spec.execution.script") in found(diags)  # $LSB_HOSTS
+    assert ("W301", "spec.execution.script") in found(diags)  # $LSB_HOSTS: empty there
     result = accepted(condor_oracle, job_of(spec))
     assert result["expanded"]["MY.BammmcArrayIndex"] == "1"  # the first job's index
 
