@@ -430,11 +430,12 @@ class _Printer:
                 if diags or i:
                     self.stream.write("\n")
                 line = explain.summary_line(summary, jobs)
+                totals = summary.get("totals")
                 if self.color:
                     self.stream.flush()
-                    explain.print_rich(table, line, self.stream, True)
+                    explain.print_rich(table, line, self.stream, True, totals)
                 else:
-                    self.stream.write(explain.plain(table, line))
+                    self.stream.write(explain.plain(table, line, totals))
         self.stream.flush()
 
 
@@ -966,7 +967,8 @@ def _explain(
     table = explain.rows(
         compiled, target.name, diagnostics, source=text, file=name, readback=readback, job=job
     )
-    printer.explained.append((table, explain.summary(table, target.name, job), jobs))
+    totals = explain.job_totals(compiled, readback, diagnostics)
+    printer.explained.append((table, explain.summary(table, target.name, job, totals), jobs))
     return table
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bammmc.diagnostics.model import Diagnostic, Span
+from bammmc.ir.job import Job
 from bammmc.ir.paths import related
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.pipeline import Compiled
@@ -45,10 +46,14 @@ NONE = "—"
 
 @dataclass
 class Readback:
-    """A target's output read back by the target's own reader: the text and its source map."""
+    """A target's output read back by the target's own reader: the text, its source map and
+    the job read."""
 
     text: str
     source_map: SourceMap
+    job: Job | None = None
+    #: the target's name
+    target: str | None = None
 
 
 def read_back(text: str, fmt: Any, options: Any = None) -> Readback | None:
@@ -63,7 +68,7 @@ def read_back(text: str, fmt: Any, options: Any = None) -> Readback | None:
         return None
     if not compiled:
         return None
-    return Readback(text, compiled[0].source_map)
+    return Readback(text, compiled[0].source_map, compiled[0].job, getattr(fmt, "name", None))
 
 
 def source_span(source_map: SourceMap, path: str, text: str | None = None) -> Span | None:
@@ -216,18 +221,52 @@ def counts(table: Iterable[dict[str, Any]]) -> dict[str, int]:
     return out
 
 
-def summary(table: Sequence[dict[str, Any]], target: str, job: int = 1) -> dict[str, Any]:
-    """The ``explain-summary`` object of one job's rows for one target."""
-    return {"kind": "explain-summary", "target": target, "job": job, **counts(table)}
+def summary(
+    table: Sequence[dict[str, Any]],
+    target: str,
+    job: int = 1,
+    totals: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The ``explain-summary`` object of one job's rows for one target, with the whole-job
+    totals before and after (:func:`bammmc.totals.compare`; ``None`` when nothing was written)."""
+    return {
+        "kind": "explain-summary",
+        "target": target,
+        "job": job,
+        **counts(table),
+        "totals": totals,
+    }
+
+
+def job_totals(
+    compiled: Compiled, readback: Readback | None, diagnostics: Sequence[Diagnostic]
+) -> list[dict[str, Any]] | None:
+    """The totals rows of a conversion: the source job's against its output read back."""
+    if compiled.job is None or readback is None or readback.job is None:
+        return None
+    from bammmc import totals
+
+    return totals.compare(
+        totals.of(compiled.job), totals.of(readback.job), diagnostics, readback.target
+    )
 
 
 def summary_line(summary: dict[str, Any], jobs: int = 1) -> str:
-    """``pbs: 5 exact, 1 approximated, 1 lost`` (``pbs (job 2): …`` in a batch)."""
+    """``pbs: 5 exact, 1 approximated, 1 lost; totals: 6 kept, 1 approximated`` (``pbs (job
+    2): …`` in a batch)."""
     head = summary["target"] + (f" (job {summary['job']})" if jobs > 1 else "")
-    return (
+    line = (
         f"{head}: {summary['exact']} exact, {summary['approximated']} approximated, "
         f"{summary['lost']} lost"
     )
+    totals = summary.get("totals")
+    if totals:
+        tally: dict[str, int] = {}
+        for row in totals:
+            tally[row["status"]] = tally.get(row["status"], 0) + 1
+        order = ("kept", "approximated", "lost", "changed")
+        line += "; totals: " + ", ".join(f"{tally[s]} {s}" for s in order if s in tally)
+    return line
 
 
 # ── rendering ───────────────────────────────────────────────────────────────────────────────
@@ -264,9 +303,24 @@ def _cells(row: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
-def plain(table: Sequence[dict[str, Any]], line: str) -> str:
-    """Aligned columns and the summary line (no trailing blanks)."""
-    return _align(_HEAD, [_cells(r) for r in table]) + line + "\n"
+def plain(
+    table: Sequence[dict[str, Any]], line: str, totals: Sequence[dict[str, Any]] | None = None
+) -> str:
+    """Aligned columns, the totals and the summary line (no trailing blanks)."""
+    out = _align(_HEAD, [_cells(r) for r in table])
+    if totals:
+        out += "\n" + _align(_TOTALS_HEAD, [_total_cells(r) for r in totals])
+    return out + line + "\n"
+
+
+_TOTALS_HEAD = ("total", "source", "target", "status")
+
+
+def _total_cells(row: dict[str, Any]) -> tuple[str, ...]:
+    from bammmc.totals import LABELS
+
+    status = row["status"] + (f" {row['code']}" if row["code"] else "")
+    return (LABELS[row["quantity"]], row["source"], row["target"], status)
 
 
 def _align(
@@ -308,8 +362,14 @@ def _console(stream: Any, color: bool) -> Any:
     )
 
 
-def print_rich(table: Sequence[dict[str, Any]], line: str, stream: Any, color: bool) -> None:
-    """The rows as a rich table (status coloured), then the summary line."""
+def print_rich(
+    table: Sequence[dict[str, Any]],
+    line: str,
+    stream: Any,
+    color: bool,
+    totals: Sequence[dict[str, Any]] | None = None,
+) -> None:
+    """The rows as a rich table (status coloured), the totals, then the summary line."""
     from rich.table import Table
     from rich.text import Text
 
@@ -320,6 +380,14 @@ def print_rich(table: Sequence[dict[str, Any]], line: str, stream: Any, color: b
         grid.add_row(*cells[:4], status, cells[5])
     console = _console(stream, color)
     console.print(grid)
+    if totals:
+        sums = Table(*_TOTALS_HEAD, box=None, header_style="bold", pad_edge=False)
+        for row in totals:
+            cells = list(_total_cells(row))
+            style = {"kept": "green", "changed": "bold red"}.get(row["status"])
+            sums.add_row(*cells[:3], Text(cells[3], style=style or _STYLE[row["status"]]))
+        console.print()
+        console.print(sums)
     console.print(Text(line, style="bold"))
 
 

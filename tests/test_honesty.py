@@ -321,6 +321,13 @@ def carried(target: str, path: str, value: Any, source: Job, back: Job) -> bool:
     ):
         stream = "exec >" if leaf == "stdout" else "exec 2>"
         return any(line.startswith(stream) for line in script.split(REDIRECT_MARKER)[1].split("\n"))
+    # tasks per node without a task or node count is that many tasks on the job's one node
+    # (sbatch; Resources.task_count): a target without the field writes one node and the tasks
+    if schema.endswith("resources.tasksPerNode") and path.startswith("spec.resources."):
+        asked = source.spec.resources if source.spec else None
+        held = back.spec.resources if back.spec else None
+        if asked is not None and held is not None and asked.tasks is None and asked.nodes is None:
+            return held.nodes == 1 and held.task_count == value
     # a script file's last line ends with a line break (POSIX: a line ends with one); a
     # writer adds it to a script that lacks it. The shell runs the same commands.
     if leaf == "script" and isinstance(value, str) and isinstance(got, str):

@@ -46,10 +46,11 @@ def shape(message: str) -> str:
 
 def survey(
     root: Path, targets: Sequence[str], sources: Sequence[str] = SOURCES
-) -> dict[str, list[list[tuple[str, str, str]]]]:
-    """target → one list per conversion of its printed diagnostics (code, field, message)."""
+) -> dict[str, list[list[tuple[str, str, str, int]]]]:
+    """target → one list per conversion of its printed diagnostics (code, field, message, the
+    line it points at or 0)."""
     listed = _manifest(root)
-    out: dict[str, list[list[tuple[str, str, str]]]] = {t: [] for t in targets}
+    out: dict[str, list[list[tuple[str, str, str, int]]]] = {t: [] for t in targets}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = path.relative_to(root).as_posix()
         if relative in ("MANIFEST.tsv", "README.md") or "/invalid/" in f"/{relative}":
@@ -71,12 +72,16 @@ def survey(
             if written is None:
                 continue
             out[target].append(
-                [(d.code, d.field or "", d.message) for d in diags if d.severity != "error"]
+                [
+                    (d.code, d.field or "", d.message, d.span.line if d.span else 0)
+                    for d in diags
+                    if d.severity != "error"
+                ]
             )
     return out
 
 
-def report(found: dict[str, list[list[tuple[str, str, str]]]], top: int) -> list[str]:
+def report(found: dict[str, list[list[tuple[str, str, str, int]]]], top: int) -> list[str]:
     head = ("target", "conversions", "warnings, mean", "median", "≤ 3 warnings", "notes, mean")
     lines = ["| " + " | ".join((*head, "repeated")) + " |", "|---" * (len(head) + 1) + "|"]
     every: list[int] = []
@@ -84,18 +89,19 @@ def report(found: dict[str, list[list[tuple[str, str, str]]]], top: int) -> list
     for target, runs in found.items():
         if not runs:
             continue
-        warnings = [sum(c.startswith("W") for c, _, _ in run) for run in runs]
-        notes = [sum(c.startswith("N") for c, _, _ in run) for run in runs]
+        warnings = [sum(c.startswith("W") for c, *_ in run) for run in runs]
+        notes = [sum(c.startswith("N") for c, *_ in run) for run in runs]
         every += warnings
         few = sum(w <= 3 for w in warnings)
-        repeated = sum(len(run) - len({(c, m) for c, _, m in run}) for run in runs)
+        # the same warning twice on the same line (one about two lines is two warnings)
+        repeated = sum(len(run) - len(set(run)) for run in runs)
         lines.append(
             f"| {target} | {len(runs)} | {statistics.mean(warnings):.1f} | "
             f"{statistics.median(warnings):g} | {100 * few // len(runs)}% | "
             f"{statistics.mean(notes):.1f} | {repeated} |"
         )
         for run in runs:
-            shapes.update(f"{c} {f}: {shape(m)}" for c, f, m in run if c.startswith("W"))
+            shapes.update(f"{c} {f}: {shape(m)}" for c, f, m, _ in run if c.startswith("W"))
     if every:
         few = sum(w <= 3 for w in every)
         lines.append(

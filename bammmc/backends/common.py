@@ -290,6 +290,8 @@ def report_foreign(
                 "`-M` is a limit per process, and the job reserved no memory: the limit is "
                 "written as the memory each task asks for",
             )
+        elif path == "spec.extensions.htcondor.universe" and (why := _plain_universe(spec)):
+            writer.noted(path, why)
         elif carried and path.rsplit(".", 1)[1] in SPELLINGS.get(scheduler, ()):
             writer.noted(
                 path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
@@ -300,6 +302,18 @@ def report_foreign(
             )
         else:
             writer.lost(path, f"it only means something to {scheduler}")
+
+
+def _plain_universe(spec: Spec) -> str | None:
+    """Why an HTCondor universe needs nothing of its own elsewhere, or None: `vanilla`, the
+    default (condor_submit(1)), is an ordinary batch job; `docker` and `container` are a job in
+    an image, which `container.image` carries."""
+    universe = str(_get(spec, "extensions.htcondor.universe") or "").lower()
+    if universe == "vanilla":
+        return "a vanilla universe job is an ordinary batch job, as this one is"
+    if universe in ("docker", "container") and _get(spec, "execution.container.image"):
+        return f"a {universe} universe job runs in its image: `container.image` carries it"
+    return None
 
 
 #: extension keys (wire names) that are only the source's spelling of the portable value that

@@ -484,8 +484,9 @@ class FluxWriter(LossReports):
         r = self.spec.resources
         nodes = r.nodes if r else None
         per_node = r.tasks_per_node if r else None
-        tasks = (r.tasks if r else None) or (nodes * per_node if nodes and per_node else None)
-        tasks = tasks or nodes or 1
+        if r is not None and nodes is None and r.tasks is None and per_node is not None:
+            nodes = 1  # tasks per node alone: that many tasks on the job's one node
+        tasks = r.task_count if r is not None else 1
         cores = 1
         if r is not None and r.cpus_per_task is not None:
             cores = math.ceil(r.cpus_per_task.cores)

@@ -23,7 +23,9 @@ Siblings: ``frontends/flux_batch.py``, ``passes/lower/flux_batch.py``,
 from __future__ import annotations
 
 import json
+import math
 import re
+from fractions import Fraction
 from typing import Final
 
 from bammmc.backends import OutputFile, WriteOptions
@@ -814,15 +816,22 @@ def _resources(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
     res = spec.resources
     nodes = res.nodes if res else None
     tasks = res.tasks if res else None
-    if nodes is not None:
+    alone = res is not None and res.tasks_per_node is not None and tasks is None and nodes is None
+    if alone:
+        # tasks per node alone: that many tasks on the job's one node (sbatch does the same)
+        assert res is not None and res.tasks_per_node is not None
+        tasks = res.tasks_per_node
+        w.opt("nodes", 1, "spec.resources.tasksPerNode")
+    elif nodes is not None:
         w.opt("nodes", nodes, "spec.resources.nodes")
-    if res is not None and res.tasks_per_node is not None:
+    if res is not None and res.tasks_per_node is not None and not alone:
         if tasks is None and nodes is not None:
             tasks = nodes * res.tasks_per_node
-            w.approximated(
-                "spec.resources.tasksPerNode",
-                f"{tasks} slots over {nodes} nodes; Flux decides how many go on each node",
-            )
+            if nodes > 1:
+                w.approximated(
+                    "spec.resources.tasksPerNode",
+                    f"{tasks} slots over {nodes} nodes; Flux decides how many go on each node",
+                )
         else:
             w.lost(
                 "spec.resources.tasksPerNode",
@@ -849,20 +858,26 @@ def _resources(w: FluxBatchWriter, spec: Spec, ext: FluxExt) -> None:
         count = gpu.count
         per = count.amount
         scope = count.scope
+        said = None
         if scope in ("node", "job"):
             total = per * (nodes or 1) if scope == "node" else per
             per = total / slots
             if slots != (nodes or 1):
-                w.approximated(
-                    "spec.resources.gpu.count",
-                    f"{count} written as {per} per slot ({slots} slots)",
-                )
+                said = f"{count} written as {per} per slot ({slots} slots)"
         elif scope not in (None, "task"):
             w.lost("spec.resources.gpu.count", f"`{count}` has no per-slot count")
             return
         if per != int(per):
-            w.lost("spec.resources.gpu.count", f"Flux allocates whole GPUs, not {per} per slot")
-            return
+            # fewer GPUs than slots: each slot gets a whole one, more than the job asked,
+            # rather than none
+            whole = math.ceil(per)
+            said = (
+                f"Flux allocates whole GPUs per slot: {count} is {per} per slot ({slots} "
+                f"slots), rounded up to {whole}: {whole * slots} GPUs in all, not {per * slots}"
+            )
+            per = Fraction(whole)
+        if said is not None:
+            w.approximated("spec.resources.gpu.count", said)
         w.opt("gpus-per-slot", int(per), "spec.resources.gpu.count")
 
 

@@ -673,10 +673,7 @@ class HtcondorWriter(LossReports):
         self.parallel = self.universe == "parallel"
         res = self.spec.resources or Resources()
         self.res = res
-        tasks = res.tasks
-        if tasks is None and res.nodes is not None:
-            tasks = res.nodes * (res.tasks_per_node or 1)
-        self.tasks = tasks or 1
+        self.tasks = res.task_count
         cores = res.cpus_per_task.cores if res.cpus_per_task is not None else Fraction(1)
         self.cpus = cores
         self.array: ArrayPlan | None = None
@@ -1400,7 +1397,7 @@ class HtcondorWriter(LossReports):
 
     def resources(self) -> None:
         res = self.res
-        if res.cpus_per_task is not None or res.tasks is not None or res.nodes is not None:
+        if res.cpus_per_task is not None or self.tasks != 1:
             per_slot = self.cpus if self.parallel else self.cpus * self.tasks
             cpus = self.total_cpus()
             if res.cpus_per_task is not None and per_slot != res.cpus_per_task.cores:
@@ -1695,13 +1692,13 @@ class HtcondorWriter(LossReports):
         elif events is not None:
             value = notification_for(events)
             covered = MAILED_ON[value]
-            for event in events:
-                if event not in covered:
-                    self.lost(
-                        "spec.notifications.events",
-                        f"HTCondor takes one `notification` value (`{value}` is written): "
-                        f"no mail on `{event}`",
-                    )
+            missed = [e for e in dict.fromkeys(events) if e not in covered]
+            if missed:  # one warning for all of them
+                self.lost(
+                    "spec.notifications.events",
+                    f"HTCondor takes one `notification` value (`{value}` is written): "
+                    "no mail on " + ", ".join(f"`{e}`" for e in missed),
+                )
             if set(events) & covered != NOTIFICATIONS[value]:
                 self.approximated(
                     "spec.notifications.events",

@@ -494,6 +494,8 @@ class PbsWriter(LossReports):
         self.fields: dict[str, str] = {}
         #: each chunk holds one task (tasks without nodes): per-node amounts do not fit
         self.chunk_is_task = False
+        #: the chunks are tasks placed anywhere (`place=free`, written when nothing else is)
+        self.free_chunks = False
         #: `mpiprocs=` of each `select` chunk built from the IR (None: no chunk was built)
         self.wrote_mpiprocs: set[int] | None = None
         self.spec = job.spec or Spec()
@@ -963,6 +965,7 @@ class PbsWriter(LossReports):
             elif nodes is None:
                 nodes, tpn = tasks, 1  # one chunk per task: PBS places them freely
                 self.chunk_is_task = True
+                self.free_chunks = tasks > 1
             elif tasks % nodes == 0:
                 tpn = tasks // nodes
             else:
@@ -996,6 +999,23 @@ class PbsWriter(LossReports):
     def chunks(self, res: Resources) -> None:
         if res == Resources():
             return
+        placement = self.spec.placement
+        if self.DIALECT == "pbs" and placement is not None and placement.topology == "pack":
+            # `place=pack` puts every chunk on one host (pbs.md §2): the job is one chunk
+            if res.nodes is not None and res.nodes > 1:
+                self.approximated(
+                    "spec.resources.nodes",
+                    f"`place=pack` puts every chunk on one host: {res.nodes} nodes written as "
+                    "one chunk",
+                )
+            res = msgspec.structs.replace(res, tasks=res.task_count, nodes=1, tasks_per_node=None)
+        elif self.DIALECT == "pbs" and placement is not None and placement.topology == "free":
+            if res.nodes is not None and res.nodes > 1:
+                self.approximated(
+                    "spec.resources.nodes",
+                    f"`place=free` lets PBS put the {res.nodes} chunks on fewer hosts: the "
+                    "node count is its choice",
+                )
         nodes, tpn, cpus, extra = self.chunk_shape(res)
         if res.disk_per_task is not None:
             self.lost("spec.resources.diskPerTask", "scratch space is a site-defined PBS resource")
@@ -1285,12 +1305,18 @@ class PbsWriter(LossReports):
                 self.lost(f"spec.placement.{path}", "Torque has no `place=`")
 
     def place(self) -> None:
+        """`place=` of the placement; `free` stated for chunks that are tasks placed anywhere
+        (PBS's own default: the reader then reads tasks, not nodes)."""
         placement = self.spec.placement
         if placement is None:
+            if self.free_chunks:
+                self.opt("l", "place=free", "spec.resources.tasks")
             return
         parts: list[str] = []
         if placement.topology is not None:
             parts.append(placement.topology)
+        elif self.free_chunks:
+            parts.append("free")
         if placement.exclusive:
             parts.append("excl")
         if placement.group_by is not None and self.resource_name(

@@ -960,11 +960,8 @@ class SgeWriter(LossReports):
 
     def slots(self, res: Resources) -> tuple[str | None, int, int]:
         """The PE name, the slots per task and the number of tasks."""
-        tasks = res.tasks
-        if tasks is None and res.nodes is not None:
-            tasks = res.nodes * (res.tasks_per_node or 1)
-        elif tasks is None and res.tasks_per_node is not None:
-            tasks = res.tasks_per_node
+        shaped = (res.tasks, res.nodes, res.tasks_per_node) != (None, None, None)
+        tasks = res.task_count if shaped else None
         cpus = 1
         if res.cpus_per_task is not None:
             cores = res.cpus_per_task.cores

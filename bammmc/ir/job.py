@@ -103,6 +103,17 @@ class Resources(Splat):
     generic_resources: dict[str, Count] | None = None
     limits: Limits | None = None
 
+    @property
+    def task_count(self) -> int:
+        """The tasks these resources start (SPLAT's defaults): `tasks`, else `nodes` ×
+        `tasksPerNode` (one task per node without it), else `tasksPerNode` on the one node a
+        job gets (sbatch: `--ntasks-per-node=3` alone runs 3 tasks on one node), else one."""
+        if self.tasks is not None:
+            return self.tasks
+        if self.nodes is not None:
+            return self.nodes * (self.tasks_per_node or 1)
+        return self.tasks_per_node or 1
+
 
 # ── spec.execution ────────────────────────────────────────────────────────────────────────
 

@@ -47,6 +47,7 @@ __all__ = [
     "Value",
     "ValueSyntaxError",
     "decimal_number",
+    "human_size",
     "whole_number",
 ]
 
@@ -428,6 +429,34 @@ class Size(Value):
     @property
     def mebibytes(self) -> Fraction:
         return Fraction(self.bytes, _KI**2)
+
+
+def human_size(n: int | Fraction) -> str:
+    """``n`` bytes for people: ``32 GiB``, ``1.5 GiB``, ``4 GB`` (a decimal unit when only it is
+    exact), ``~3.73 GiB`` when neither is, ``100 bytes`` below a KiB.
+
+    >>> human_size(32 * 2**30), human_size(3 * 2**29), human_size(4 * 10**9), human_size(10**9 + 1)
+    ('32 GiB', '1.5 GiB', '4 GB', '~954 MiB')
+    """
+    n = Fraction(n)
+    if n < _KI:
+        return f"{_plain(n)} bytes"
+    binary = [(u, SIZE_UNITS[u]) for u in ("EiB", "PiB", "TiB", "GiB", "MiB", "KiB")]
+    unit, factor = next((u, f) for u, f in binary if n >= f)
+    value = n / factor
+    if (value * 100).denominator == 1:
+        return f"{_plain(value)} {unit}"
+    for name, dec in (("EB", 10**18), ("PB", 10**15), ("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
+        if n >= dec and (n / dec).denominator == 1:
+            return f"{_plain(n / dec)} {name}"
+    return f"~{float(value):.3g} {unit}"
+
+
+def _plain(n: Fraction) -> str:
+    """A whole or two-decimal number without trailing zeros: ``32``, ``1.5``, ``0.25``."""
+    if n.denominator == 1:
+        return f"{n.numerator:,}"
+    return f"{float(n):.2f}".rstrip("0").rstrip(".")
 
 
 class Cpu(Value):

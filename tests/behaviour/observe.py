@@ -4,10 +4,16 @@ the table) and the one a real scheduler gave the converted job (:func:`on_slurm`
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
+import math
+import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +34,8 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     gpus: int | None = None  #: GPUs of the whole job
     walltime_s: int | None = None
     array: tuple[int, ...] | None = None  #: the indices of the elements that ran
+    #: how many jobs the array makes (a parser's count; the table's is ``len(array)``, or 1)
+    elements: int | None = None
     throttle: int | None = None  #: elements at once
     outputs: tuple[str, ...] | None = None  #: files in the submit directory, job ids as `N`
     ok: bool = True  #: every element ran and exited 0
@@ -45,10 +53,20 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 #: what each target's run shows (the other fields are not compared there)
 SEEN = {
-    "slurm": frozenset(Alloc.__struct_fields__) - {"job_ids"},
+    "slurm": frozenset(Alloc.__struct_fields__) - {"job_ids", "elements"},
     # one host, slots: no tasks, nodes or CPUs per task to see
-    "sge": frozenset(Alloc.__struct_fields__) - {"job_ids", "tasks", "nodes", "cpus_per_task"},
+    "sge": frozenset(Alloc.__struct_fields__)
+    - {"job_ids", "elements", "tasks", "nodes", "cpus_per_task"},
+    # read, not run: what the request asks (slots, memory, GPUs, time, jobs), not the files
+    # written, the indices seen or the throttle
+    "htcondor": frozenset({"nodes", "cpus", "mem_mb", "gpus", "walltime_s", "elements", "ok"}),
+    # a Flux batch job has no memory request and no array
+    "flux-batch": frozenset(
+        {"tasks", "nodes", "cpus_per_task", "cpus", "gpus", "walltime_s", "ok"}
+    ),
 }
+#: the targets judged by running the job, and those judged by their own parser's reading
+RUN, PARSED = ("slurm", "sge"), ("htcondor", "flux-batch")
 
 
 def expected(want: Alloc, target: str) -> dict[str, Any]:
@@ -56,6 +74,10 @@ def expected(want: Alloc, target: str) -> dict[str, Any]:
     out = {k: getattr(want, k) for k in SEEN[target] if getattr(want, k) is not None}
     if "cpus" in SEEN[target] and want.total_cpus() is not None:
         out["cpus"] = want.total_cpus()
+    if "elements" in SEEN[target]:
+        out["elements"] = len(want.array) if want.array is not None else 1
+    if "gpus" in SEEN[target] and target in PARSED and want.gpus is None:
+        out["gpus"] = 0  # a job that asks for none gets none
     out["ok"] = want.ok
     return out
 
@@ -209,3 +231,95 @@ def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         job_ids=(str(r.get("job_id")),),
         ok=bool(r.get("ok")),
     ), r
+
+
+# ── targets that cannot run here: read by their own parser ──────────────────────────────────
+
+#: condor_submit's quantity (htcondor.md §3.3, `parse_int64_bytes`): a number, a unit K/M/G/T
+#: of 2^10 steps and an optional `B`; no unit is the command's base unit (MiB for memory)
+_CONDOR_SIZE = re.compile(r"([0-9]+(?:\.[0-9]{1,3})?)\s*([kKmMgGtT]?)[bB]?")
+
+
+def _condor_mib(text: str) -> int | None:
+    m = _CONDOR_SIZE.fullmatch(text.strip())
+    if m is None:
+        return None  # an expression: decided at match time, not by the text
+    number, letter = float(m.group(1)), m.group(2).lower()
+    power = "kmgt".index(letter) - 1 if letter else 0
+    return math.ceil(number * 1024.0**power)
+
+
+def on_htcondor(text: str) -> tuple[Alloc, dict[str, Any]]:
+    """Read ``text`` with HTCondor's own submit parser (htcondor2.Submit, macros expanded): the
+    slot it asks for. A vanilla job is one slot on one machine; the parallel universe one slot
+    per machine (`machine_count`); `queue N` is N jobs (condor_submit(1), htcondor.md §3)."""
+    os.environ.setdefault("CONDOR_CONFIG", os.devnull)
+    import htcondor2
+
+    try:
+        submit = htcondor2.Submit(text)
+        commands = {key.lower(): submit.expand(key) for key in submit}
+        queue = submit.getQArgs().strip()
+    except Exception as exc:  # the parser refuses the text
+        return Alloc(ok=False), {"refused": f"{type(exc).__name__}: {exc}"}
+    raw = {"commands": commands, "queue": queue}
+    parallel = commands.get("universe", "vanilla").lower() == "parallel"
+    machines = int(commands.get("machine_count", "1")) if parallel else 1
+    memory = commands.get("request_memory")
+    mem_mb = _condor_mib(memory) if memory is not None else None
+    gpus = commands.get("request_gpus")
+    duration = commands.get("allowed_job_duration")
+    if queue and not queue.isdigit():
+        return Alloc(ok=False), {**raw, "unread": "a queue statement over items"}
+    return Alloc(
+        nodes=machines,
+        cpus=int(commands.get("request_cpus", "1")) * machines,
+        mem_mb=mem_mb * machines if mem_mb is not None else None,
+        gpus=int(gpus) * machines if gpus is not None else 0,
+        walltime_s=int(duration) if duration is not None else None,
+        elements=int(queue or "1"),
+    ), raw
+
+
+def _fsd(text: str) -> int:
+    """`flux batch -t`: minutes without a unit, else Flux standard duration (`30s`, `1.5h`,
+    `2d`; flux-batch(1))."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text[-1:] in units:
+        return math.ceil(float(text[:-1]) * units[text[-1]])
+    return math.ceil(float(text) * 60)
+
+
+def on_flux_batch(
+    text: str, directives: Callable[[str], list[list[str]]], cli: Any
+) -> tuple[Alloc, dict[str, Any]]:
+    """Read ``text`` with Flux's own `#flux:` directive parser and `flux batch` option parser
+    (flux-core's code): the slots it asks for. `-n` slots of `-c` cores and `-g` GPUs each on
+    `-N` nodes; `-N` alone is one slot per node (flux-batch(1)); no memory, no arrays."""
+    try:
+        words = directives(text)
+    except ValueError as exc:
+        return Alloc(ok=False), {"refused": str(exc)}
+    namespace = argparse.Namespace()
+    for w in words:
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                namespace = cli.parse_args(w, namespace=namespace)
+        except SystemExit:
+            return Alloc(ok=False), {"refused": w}
+    raw = {"directives": words, "options": {k: v for k, v in vars(namespace).items() if v}}
+    nodes = getattr(namespace, "nodes", None)
+    slots = getattr(namespace, "nslots", None) or nodes
+    if slots is None:  # "Number of slots to allocate must be specified" (flux batch)
+        return Alloc(ok=False), raw
+    cores = getattr(namespace, "cores_per_slot", None) or 1
+    gpus = getattr(namespace, "gpus_per_slot", None) or 0
+    limit = getattr(namespace, "time_limit", None)
+    return Alloc(
+        tasks=slots,
+        nodes=nodes or (1 if slots == 1 else None),  # a slot is on one node
+        cpus_per_task=cores,
+        cpus=slots * cores,
+        gpus=slots * gpus,
+        walltime_s=_fsd(limit) if limit else None,
+    ), raw

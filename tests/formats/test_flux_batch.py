@@ -434,7 +434,8 @@ def test_round_trip_reproduces_every_directive(
         ("#SBATCH --gres=gpu:2", "#flux: --gpus-per-slot=2", None),
         # -N alone: one exclusive slot per node (init_common: nslots = nodes)
         ("#SBATCH -N2 --gres=gpu:2", "#flux: --gpus-per-slot=2", None),
-        ("#SBATCH -n4 --gres=gpu:2", None, "W201"),  # half a GPU per slot: none
+        # half a GPU per slot: a whole one each, more than asked rather than none
+        ("#SBATCH -n4 --gres=gpu:2", "#flux: --gpus-per-slot=1", "W301"),
     ],
 )
 def test_writer_from_slurm(directives: str, written: str | None, code: str | None) -> None:

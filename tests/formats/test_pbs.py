@@ -445,6 +445,10 @@ FROM_SLURM = [
         ["#PBS -l select=4:ncpus=1:mpiprocs=1:ngpus=2"],
         [("W301", "spec.resources.gpu.count"), ("W301", "spec.extensions.slurm.gres")],
     ),
+    # tasks on nodes Slurm picks: chunks of one task placed anywhere, said so (`place=free`,
+    # PBS's default) so that the chunks read back as tasks, not nodes
+    ("-n 7", ["#PBS -l select=7:ncpus=1:mpiprocs=1", "#PBS -l place=free"], []),
+    ("-n 7 --spread-job", ["#PBS -l select=7:ncpus=1:mpiprocs=1", "#PBS -l place=scatter"], []),
     # job ids: PBS takes ids only, and Slurm's array element forms have PBS spellings
     ("-d afterok:123_4", ["#PBS -W depend=afterok:123[4]"], []),
     ("-d afterany:123_*", ["#PBS -W depend=afterany:123[]"], []),
@@ -463,6 +467,33 @@ def test_from_slurm(directives: str, lines: list[str], diagnostics: list[tuple[s
         if d.field and d.field.startswith("spec.") and d.field != "spec.execution.script"
     ]
     assert mine == diagnostics
+
+
+PLACED = [
+    # (place, the resources `select=4:ncpus=2:mpiprocs=2` reads as): pbs.md §2, "pack all
+    # chunks on one host; scatter at most one chunk with MPI processes per host"; `free`
+    # (the default) places them on any vnodes; chunks of several tasks placed freely stay
+    # nodes: each keeps its tasks on one host (one-task chunks are tasks: below)
+    ("free", {"nodes": 4, "tasksPerNode": 2, "cpusPerTask": 1}),
+    ("pack", {"tasks": 8, "nodes": 1, "cpusPerTask": 1}),
+    ("scatter", {"nodes": 4, "tasksPerNode": 2, "cpusPerTask": 1}),
+    ("scatter:excl", {"nodes": 4, "tasksPerNode": 2, "cpusPerTask": 1}),
+    # no `place`: a chunk is read as a node, as sites that default to scatter run it
+    (None, {"nodes": 4, "tasksPerNode": 2, "cpusPerTask": 1}),
+]
+
+
+def test_free_chunks_of_one_task_are_tasks() -> None:
+    job, _ = read(SH + "#PBS -l select=7:ncpus=2:mpiprocs=1\n#PBS -l place=free\n" + BODY)
+    assert job["spec"]["resources"] == {"tasks": 7, "cpusPerTask": 2}
+
+
+@pytest.mark.parametrize(("place", "resources"), PLACED)
+def test_place_decides_what_a_chunk_is(place: str | None, resources: dict[str, Any]) -> None:
+    lines = "#PBS -l select=4:ncpus=2:mpiprocs=2\n" + (f"#PBS -l place={place}\n" if place else "")
+    job, diags = read(SH + lines + BODY, "pbs")
+    assert [d for d in diags if d.is_error] == []
+    assert job["spec"]["resources"] == resources
 
 
 def test_remainder_chunk_reads_back_as_written() -> None:

@@ -479,9 +479,8 @@ def _resources(items: list[tuple[str, str, Occurrence]], b: _Builder, torque: bo
                 help=f"put `{name}=` into each chunk of `select`",
             )
     if select is not None:
-        _select(*select, b)
-        if place is not None:
-            _place(*place, b)
+        arrangement = _place(*place, b) if place is not None else None
+        _select(*select, b, arrangement)
     elif place is not None and not torque:
         # `place` stands on its own: qsub takes it without a `select` (the server's default
         # chunk), and the writer writes one that way
@@ -643,7 +642,11 @@ def _chunk_map(chunk: Any, occ: Occurrence, reporter: Reporter) -> tuple[int, di
 MAPPED_CHUNK: Final = frozenset({"ncpus", "mpiprocs", "ompthreads", "mem", "ngpus"})
 
 
-def _select(value: str, occ: Occurrence, b: _Builder) -> None:
+def _select(value: str, occ: Occurrence, b: _Builder, arrangement: str | None = None) -> None:
+    """The chunks of `select` as nodes and tasks. A chunk is a node unless `place` says
+    otherwise (pbs.md §2): `pack` puts them all on one host; `free` anywhere, so chunks of one
+    task each are tasks on nodes PBS picks (chunks of several tasks stay nodes: each keeps its
+    tasks on one host, which a task count alone does not say)."""
     reporter = b.reporter
     tree = _tree("select", value, occ, reporter, "select statement", "2:ncpus=8:mem=16gb")
     chunks = [_chunk_map(c, occ, reporter) for c in tree.children]
@@ -668,9 +671,18 @@ def _select(value: str, occ: Occurrence, b: _Builder) -> None:
 
     ncpus = num("ncpus", 1)
     mpiprocs = num("mpiprocs", 1 if ncpus > 0 else 0)
-    b.set("spec.resources.nodes", count, occ)
-    if mpiprocs > 0:
-        b.set("spec.resources.tasksPerNode", mpiprocs, occ)
+    if (
+        len(chunks) == 1
+        and count > 1
+        and ((arrangement == "free" and mpiprocs == 1) or (arrangement == "pack" and mpiprocs > 0))
+    ):
+        b.set("spec.resources.tasks", count * mpiprocs, occ)
+        if arrangement == "pack":
+            b.set("spec.resources.nodes", 1, occ)
+    else:
+        b.set("spec.resources.nodes", count, occ)
+        if mpiprocs > 0:
+            b.set("spec.resources.tasksPerNode", mpiprocs, occ)
     per_task = mpiprocs or 1
     if ncpus % per_task == 0 and ncpus:
         b.set("spec.resources.cpusPerTask", Cpu.parse(ncpus // per_task), occ)
@@ -761,14 +773,18 @@ def _same_tasks(
     return True
 
 
-def _place(value: str, occ: Occurrence, b: _Builder) -> None:
+def _place(value: str, occ: Occurrence, b: _Builder) -> str | None:
+    """The placement of `place`; returns its arrangement (`free`, `scatter`…) when it has one."""
     tree = _tree("place", value, occ, b.reporter, "place statement", "scatter:excl")
     exact = True
+    arrangement = None
     for word in tree.children:
         if word.data == "group":
             b.set("spec.placement.groupBy", str(word.children[0]), occ)
             continue
         text = str(word.children[0])
+        if text in ("free", "pack", "scatter", "vscatter"):
+            arrangement = text
         if text in ("free", "pack", "scatter"):
             b.set("spec.placement.topology", text, occ)
         elif text == "excl":
@@ -777,6 +793,7 @@ def _place(value: str, occ: Occurrence, b: _Builder) -> None:
             exact = False
     if not exact:
         _ext(b, "place", value, occ)
+    return arrangement
 
 
 def _nodes(value: str, occ: Occurrence, b: _Builder) -> None:

@@ -727,8 +727,9 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
             per_node_tasks = 1  # as many tasks as nodes: Slurm puts one on each
         if per_node and per_node_tasks and per_node % per_node_tasks == 0:
             b.set("spec.resources.memoryPerTask", _size(per_node // per_node_tasks), occ)
-        elif per_node and not per_node_tasks:
-            # tasks on nodes Slurm picks: the memory is per node, whatever each one holds
+        elif per_node:
+            # tasks on nodes Slurm picks, or a node's memory that its tasks do not divide
+            # into whole bytes: the memory is per node, whatever each one holds
             b.set("spec.resources.memoryPerTask", _size(per_node, "node"), occ)
 
 
