@@ -118,6 +118,10 @@ def compile_text(
                 job = None
             elif found is not None and job is not None:
                 job = preserve.restore(job, read.source_map, found, fmt.name, reporter)
+        if job is not None and job.spec and job.spec.execution and job.spec.execution.script:
+            from bammmc.ir.envvars import references
+
+            read.source_map.references = references(text, reporter.file)
         out.append(Compiled(job, read.source_map))
     return out
 
@@ -198,6 +202,9 @@ def lf_scripts(value: object, path: str, fmt: Format, reporter: Reporter) -> obj
     return msgspec.structs.replace(value, **changes) if changes else value
 
 
+SCRIPT = "spec.execution.script"
+
+
 def emit_job(
     job: Job,
     fmt: Format,
@@ -226,6 +233,13 @@ def emit_job(
     if fmt.name != "splat":
         refuse_nul(job, fmt, own)
     for diag in own.diagnostics:
+        if diag.span is None and diag.field == SCRIPT and source_map is not None:
+            # about one variable of the script: where the script first uses it
+            from bammmc.ir.envvars import reference_span
+
+            span = reference_span(diag.message, source_map.references)
+            if span is not None:
+                diag = msgspec.structs.replace(diag, span=span)
         if diag.span is None and diag.field and source_map is not None:
             span = source_map.key(diag.field)
             if span is not None:

@@ -188,6 +188,9 @@ def _is_set(node: Any, path: str) -> bool:
 _SNAKE: Final = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+SCRIPT: Final = "spec.execution.script"
+
+
 class LossReports:
     """A writer's `lost()` (W201) and `approximated()` (W301), worded for its target: one call
     per value the target loses or changes, naming the SPLAT field (STYLE.md §4)."""
@@ -220,7 +223,7 @@ class LossReports:
             "W301",
             f"`{path}` is approximated {self.where()}: {how}",
             field=path,
-            help=f"check {self.CHECK}",
+            help="check the converted script" if path == SCRIPT else f"check {self.CHECK}",
         )
 
     def noted(self, path: str, how: str) -> None:

@@ -62,7 +62,7 @@ from bammmc.frontends.htcondor import scan
 from bammmc.ir.envvars import compatibility_block, job_ad
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Output, Resources, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import Size, Template
+from bammmc.ir.values import Size, Template, human_size
 
 #: size units condor_submit reads (metric_units.cpp `parse_int64_bytes`): powers of 1024, no P
 SIZE_FACTORS: Final[dict[str, int]] = {"K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
@@ -1376,13 +1376,12 @@ class HtcondorWriter(LossReports):
         whole = -(-amount.numerator // amount.denominator)
         text, written = size_text(whole, BASE_UNIT[key])
         if amount != size.bytes:
-            self.per_job(path, f"{amount} bytes")
+            self.per_job(path, human_size(amount))
         if written != amount:
             unit = "MiB" if BASE_UNIT[key] == "M" else "KiB"
             self.approximated(
                 path,
-                f"{amount} bytes rounded up to {text} ({written} bytes): condor_submit counts "
-                f"whole {unit}",
+                f"{human_size(amount)} rounded up to {text}: condor_submit counts whole {unit}",
             )
         self.cmd(key, text, path)
 
@@ -1461,7 +1460,7 @@ class HtcondorWriter(LossReports):
                         continue
                     share = self.per_slot(Fraction(size.bytes), size.scope, "job", path)
                     whole = -(-share.numerator // share.denominator)
-                    self.approximated(path, f"`{size}` written as the slot's {whole} bytes")
+                    self.approximated(path, f"`{size}` written as the slot's {human_size(whole)}")
                     amounts.append(whole)
                 texts = [size_text(n, BASE_UNIT[key]) for n in amounts]
                 if any(written != n for (_, written), n in zip(texts, amounts, strict=True)):
@@ -1528,8 +1527,8 @@ class HtcondorWriter(LossReports):
             if written != gpu.memory.bytes:
                 self.approximated(
                     "spec.resources.gpu.memory",
-                    f"{gpu.memory.bytes} bytes rounded up to {text}: condor_submit counts whole "
-                    "MiB",
+                    f"{human_size(gpu.memory.bytes)} rounded up to {text}: condor_submit "
+                    "counts whole MiB",
                 )
             self.cmd("gpus_minimum_memory", text, "spec.resources.gpu.memory")
         if gpu.type is not None:

@@ -48,7 +48,7 @@ from bammmc.facts.pbs import default_path
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import Size, Template, is_digits
+from bammmc.ir.values import Size, Template, human_size, is_digits
 
 MAIL_LETTERS: Final = {"fail": "a", "begin": "b", "end": "e"}
 #: `-l` resources the PBS Pro reader reads as other fields: never a raw resource
@@ -1228,7 +1228,7 @@ class PbsWriter(LossReports):
         whole = -(-total.numerator // total.denominator)
         self.approximated(
             path,
-            f"{mem} written as the whole job's {whole} bytes ({count} × {mem.bytes}): Torque's "
+            f"{mem} written as the whole job's {human_size(whole)} ({count} × {mem}): Torque's "
             "`-l mem` is per job",
         )
         return whole

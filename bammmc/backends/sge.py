@@ -63,7 +63,7 @@ from bammmc.facts.sge import (
 from bammmc.ir.envvars import compatibility_block, shift_array_index
 from bammmc.ir.job import Gpu, Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
-from bammmc.ir.values import IndexSpec, Size, Template, is_digits
+from bammmc.ir.values import IndexSpec, Size, Template, human_size, is_digits
 
 #: qsub options and how many words of value each takes (submit(1), sge.md §3). ``-binding``
 #: takes one or two (an optional `env|pe|set` first).
@@ -1123,7 +1123,7 @@ class SgeWriter(LossReports):
     def size(self, n_bytes: int, path: str) -> str:
         text, written = sge_size(n_bytes)
         if written != n_bytes:
-            self.approximated(path, f"{n_bytes} bytes rounded up to {text} ({written} bytes)")
+            self.approximated(path, f"{human_size(n_bytes)} rounded up to {text}")
         return text
 
     def per_slot(self, mem: Size, per_task: int, tasks: int, res: Resources) -> int:
@@ -1164,12 +1164,8 @@ class SgeWriter(LossReports):
                 "spec.resources.memoryPerTask", f"memory per {scope} written per slot"
             )
             exact = Fraction(mem.bytes)
-        whole = -(-exact.numerator // exact.denominator)
-        if whole != exact:
-            self.approximated(
-                "spec.resources.memoryPerTask", f"{exact} bytes per slot rounded up to {whole}"
-            )
-        return whole
+        # a fraction of a byte, rounded up: nothing anyone would notice, nothing to report
+        return -(-exact.numerator // exact.denominator)
 
     def array_span(self) -> tuple[int, int, int, int]:
         """`(first, last, step, shift)` of the `-t` range (ids shifted up to start at 1)."""

@@ -43,7 +43,7 @@ from bammmc.diagnostics.model import Reporter
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Execution, Job, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
-from bammmc.ir.values import Count, Duration, Size, Template, is_digits
+from bammmc.ir.values import Count, Duration, Size, Template, human_size, is_digits
 
 MIB: Final = 1024 * 1024
 
@@ -780,8 +780,8 @@ def _memory(w: _Writer, res: Resources, ext: SlurmExt, cpus: int, prefix: str) -
         if size.scope not in (None, own):
             w.approximated(
                 f"spec.extensions.slurm.{name.replace('-', '_')}",
-                f"`--{name}` is memory per {own}: {size.bytes} bytes per {size.scope} written "
-                f"per {own}",
+                f"`--{name}` is memory per {own}: {human_size(size.bytes)} per {size.scope} "
+                f"written per {own}",
             )
         for _, other, _ in given[1:]:
             w.lost(

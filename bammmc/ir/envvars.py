@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from bammmc.diagnostics.model import Span
+
 #: concept -> {scheduler: variable}
 VARIABLES: Final[dict[str, dict[str, str]]] = {
     "job_id": {
@@ -146,6 +148,45 @@ DERIVED_NOTES: Final[dict[str, str]] = {
 _REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
 MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
 END_MARKER: Final = "# bammmc: end of variables\n"
+
+
+def references(text: str, file: str | None = None) -> dict[str, Span]:
+    """Where the script in ``text`` first uses each variable: ``$NAME`` or ``${NAME`` on a line
+    that is not a comment or a directive (those begin with `#`), as a span.
+
+    >>> spans = references("#!/bin/bash\\n#PBS -N x\\ncd $PBS_O_WORKDIR\\n")
+    >>> s = spans["PBS_O_WORKDIR"]; (s.line, s.column, s.end_column)
+    (3, 4, 18)
+    """
+    found: dict[str, Span] = {}
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if not line.lstrip().startswith("#"):
+            for match in _REFERENCE.finditer(line):
+                name = match.group(1)
+                if name not in found:
+                    end = match.end() + (1 if line[match.end() : match.end() + 1] == "}" else 0)
+                    found[name] = Span(
+                        file=file,
+                        line=number,
+                        column=match.start() + 1,
+                        end_line=number,
+                        end_column=end + 1,
+                        start=offset + match.start(),
+                        end=offset + end,
+                    )
+        offset += len(line)
+    return found
+
+
+#: a diagnostic about one variable of the script names it first: "`$NAME` ..."
+_NAMED = re.compile(r"`\$([A-Z_][A-Z0-9_]*)`")
+
+
+def reference_span(message: str, spans: dict[str, Span]) -> Span | None:
+    """The first use in the script of the variable a script diagnostic's message names."""
+    match = _NAMED.match(message.split(": ", 1)[-1]) or _NAMED.search(message)
+    return spans.get(match.group(1)) if match else None
 
 
 def shift_array_index(block: str, target: str, shift: int) -> str:

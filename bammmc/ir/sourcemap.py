@@ -30,6 +30,9 @@ class SourceMap:
 
     keys: dict[str, Span] = field(default_factory=dict)
     values: dict[str, Span] = field(default_factory=dict)
+    #: the first use of each shell variable in the job's script (`$PBS_NODEFILE`, `${X}`), for
+    #: a diagnostic about one (bammmc.ir.envvars.references)
+    references: dict[str, Span] = field(default_factory=dict)
 
     def add(self, path: str, key: Span | None, value: Span | None) -> None:
         if key is not None:

@@ -777,9 +777,10 @@ def test_writer_always_writes_a_memory_unit() -> None:
         "  extensions:\n    sge:\n      slot_memory: {s_vmem: 1001/slot}\n"
     )
     # 1Gi / 3 = 357913941.3 bytes a slot: no unit divides it, so it is rounded up to whole `k`
+    # (one warning: the third of a byte before it is nothing to report)
     assert "#$ -l h_vmem=357914k\n" in out
     assert "#$ -l s_vmem=1001M\n" in out
-    assert [(d.code, d.field) for d in diags] == [("W301", "spec.resources.memoryPerTask")] * 2
+    assert [(d.code, d.field) for d in diags] == [("W301", "spec.resources.memoryPerTask")]
 
 
 @pytest.mark.parametrize(
