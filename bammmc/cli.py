@@ -403,16 +403,18 @@ class _Printer:
                 }
             self.stream.write(sarif.render(diags, properties))
         else:
+            from bammmc.diagnostics.model import merge_alike
             from bammmc.diagnostics.render import human
 
             shown = diags
             if self.policy is None or not self.policy.verbose:
                 shown = [d for d in diags if d.severity != "note"]
+            hidden = len(diags) - len(shown)
+            shown = merge_alike(shown)
             if shown and self.color:
                 human.print_color(shown, self.sources, self.stream)
             elif shown:
                 self.stream.write(human.render(shown, self.sources))
-            hidden = len(diags) - len(shown)
             if hidden and shown:  # a clean conversion stays silent
                 self.stream.write(
                     ("\n" if shown else "")

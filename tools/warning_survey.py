@@ -5,7 +5,8 @@
 
 Every corpus file that its own reader reads without an error (the way tools/corpus_report.py
 finds files and formats) is converted to every script and submit target bammmc writes, and the
-diagnostics of each conversion are counted as `bammmc FILE --to FMT` prints them by default:
+diagnostics of each conversion are counted as `bammmc FILE --to FMT` prints them by default
+(alike warnings about one line merged, as the printer does):
 warnings (the reader's and the writer's) and notes, as many as are printed. The report gives
 per target the conversions, the mean and median warnings, the share with at most 3, the
 messages printed twice, and the most frequent warnings over all targets (code, field and the
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from corpus_report import _manifest, format_of  # noqa: E402
 
 import bammmc  # noqa: E402
+from bammmc.diagnostics.model import merge_alike  # noqa: E402
 
 #: the targets a conversion is counted for (the script and submit formats)
 TARGETS = ("slurm", "pbs", "torque", "lsf", "sge", "htcondor", "flux-batch", "flux")
@@ -74,8 +76,7 @@ def survey(
             out[target].append(
                 [
                     (d.code, d.field or "", d.message, d.span.line if d.span else 0)
-                    for d in diags
-                    if d.severity != "error"
+                    for d in merge_alike([d for d in diags if d.severity != "error"])
                 ]
             )
     return out

@@ -638,7 +638,14 @@ def render(
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    body = compatibility_block(body, "flux-batch", w.approximated, w.noted) + body
+    derived: dict[str, tuple[str, str]] = {}
+    same: frozenset[str] = frozenset()
+    if spec.execution is None or spec.execution.working_dir is None:
+        # `flux batch` starts the job where it was submitted unless `--cwd` says otherwise
+        # (flux/cli/base.py: `cwd=args.cwd if args.cwd is not None else os.getcwd()`)
+        derived = {"submit_dir": ("$PWD", "the job starts in the submit directory")}
+        same = frozenset({"submit_dir"})
+    body = compatibility_block(body, "flux-batch", w.approximated, w.noted, derived, same) + body
     return "\n".join(w.lines) + "\n" + body, w.args
 
 

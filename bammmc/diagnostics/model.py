@@ -6,7 +6,7 @@ Severity follows the code's letter (``E`` error, ``W`` warning, ``N`` note) and 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -131,6 +131,70 @@ def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
     if d.span is None:
         return (d.file or "", 0, 0, d.code)
     return (d.span.file or "", d.span.line, d.span.column, d.code)
+
+
+def merge_alike(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic for several fields that one source line set and one reason covers (Grid
+    Engine's `--nodes` and `--ntasks-per-node` both "placed by the parallel environment's
+    allocation rule"): "`a` and `b` are approximated …", the carets over both. For people
+    only: JSON and SARIF keep one diagnostic per field. The order is kept (the first one's
+    place).
+
+    >>> span = lambda c, e: Span(file="j", line=2, column=c, end_line=2, end_column=e)
+    >>> a = Diagnostic(code="W301", severity="warning", field="x.a", span=span(9, 18),
+    ...     message="`x.a` is approximated for Grid Engine: placed by the PE")
+    >>> b = msgspec.structs.replace(a, field="x.b", span=span(19, 30),
+    ...     message="`x.b` is approximated for Grid Engine: placed by the PE")
+    >>> (m,) = merge_alike([a, b]); m.message, m.span.column, m.span.end_column
+    ('`x.a` and `x.b` are approximated for Grid Engine: placed by the PE', 9, 30)
+    """
+    groups: dict[tuple[Any, ...], list[Diagnostic]] = {}
+    order: list[tuple[Any, ...] | int] = []
+    for i, d in enumerate(diagnostics):
+        head = f"`{d.field}`" if d.field else None
+        span = d.span
+        if (
+            head is None
+            or span is None
+            or span.line != span.end_line
+            or not d.message.startswith(head)
+        ):
+            order.append(i)
+            continue
+        tail = d.message[len(head) :]
+        key = (d.code, d.severity, span.file, span.line, tail, d.notes, d.help, d.label)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(d)
+    out = []
+    for item in order:
+        if isinstance(item, int):
+            out.append(diagnostics[item])
+            continue
+        alike = groups[item]
+        first = alike[0]
+        if len(alike) == 1:
+            out.append(first)
+            continue
+        tail = item[4]
+        if tail.startswith(" is "):
+            tail = " are " + tail[len(" is ") :]
+        names = [f"`{d.field}`" for d in alike]
+        message = ", ".join(names[:-1]) + " and " + names[-1] + tail
+        spans = [d.span for d in alike if d.span is not None]
+        starts = [sp.start for sp in spans if sp.start is not None]
+        ends = [sp.end for sp in spans if sp.end is not None]
+        assert first.span is not None
+        span = msgspec.structs.replace(
+            first.span,
+            column=min(sp.column for sp in spans),
+            end_column=max(sp.end_column for sp in spans),
+            start=min(starts) if len(starts) == len(spans) else None,
+            end=max(ends) if len(ends) == len(spans) else None,
+        )
+        out.append(msgspec.structs.replace(first, message=message, span=span))
+    return out
 
 
 def printable_path(path: str) -> str:

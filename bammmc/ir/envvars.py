@@ -210,6 +210,7 @@ def compatibility_block(
     approximated: Callable[[str, str], None],
     noted: Callable[[str, str], None],
     derived: dict[str, tuple[str, str]] | None = None,
+    same: frozenset[str] = frozenset(),
 ) -> str:
     """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
     A variable defined from the target's own is ``noted`` (N003: the same value), one built
@@ -217,7 +218,9 @@ def compatibility_block(
     script itself is written whole).
 
     ``derived`` holds the writer's own expressions for concepts that depend on the job
-    (concept -> (shell expression, what it gives)); they win over the table's."""
+    (concept -> (shell expression, what it gives)); they win over the table's. A concept in
+    ``same`` is the very value there (flux batch's `$PWD` at the start is the submit
+    directory): noted, not approximated."""
     derived_here = {
         **{
             c: (e, DERIVED_NOTES.get(c, "one line per node, not per task"))
@@ -245,7 +248,14 @@ def compatibility_block(
             elif concept in derived_here:
                 expression, note = derived_here[concept]
                 lines.append(f'export {name}="{expression}"')
-                approximated("spec.execution.script", f"`${name}` is built for {target}: {note}")
+                if concept in same:
+                    noted(
+                        "spec.execution.script", f"`${name}` is defined as `{expression}`: {note}"
+                    )
+                else:
+                    approximated(
+                        "spec.execution.script", f"`${name}` is built for {target}: {note}"
+                    )
             else:
                 # the script is written whole: only this variable is empty there
                 approximated(

@@ -755,3 +755,21 @@ def test_a_count_left_to_the_command_line_stays_there() -> None:
     slurm, diags = bammmc.convert(text, "flux-batch", "slurm")
     assert slurm is not None and "--ntasks" not in slurm
     assert not [d for d in diags if "slots_from_command_line" in (d.field or "")]
+
+
+def test_the_submit_directory_is_where_flux_batch_starts_the_job() -> None:
+    """`cd $PBS_O_WORKDIR` must not become `cd ""` (the home directory): flux batch starts the
+    job in the submit directory unless `--cwd` is given (flux/cli/base.py: `cwd=args.cwd if
+    args.cwd is not None else os.getcwd()`), so `$PWD` at the start is that directory."""
+    pbs = "#!/bin/bash\n#PBS -l select=1:ncpus=2\ncd $PBS_O_WORKDIR\n./run\n"
+    out, diags = bammmc.convert(pbs, "pbs", "flux-batch")
+    assert out is not None
+    assert 'export PBS_O_WORKDIR="$PWD"' in out.splitlines()
+    assert [d.code for d in diags if d.field == "spec.execution.script"] == ["N003"]
+    # with a working directory of its own the job starts there: the submit directory is unknown
+    wd = "#!/bin/bash\n#PBS -l select=1:ncpus=2\n#PBS -d /scratch/x\ncd $PBS_O_WORKDIR\n./run\n"
+    out, diags = bammmc.convert(wd, "torque", "flux-batch")
+    assert out is not None and "PBS_O_WORKDIR=" not in out
+    (empty,) = [d for d in diags if d.field == "spec.execution.script"]
+    assert empty.code == "W301" and "`$PBS_O_WORKDIR` has no equivalent" in empty.message
+    assert empty.span is not None and empty.span.line == 4  # where the script uses it
