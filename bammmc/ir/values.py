@@ -437,6 +437,8 @@ def human_size(n: int | Fraction) -> str:
 
     >>> human_size(32 * 2**30), human_size(3 * 2**29), human_size(4 * 10**9), human_size(10**9 + 1)
     ('32 GiB', '1.5 GiB', '4 GB', '~954 MiB')
+    >>> human_size(8000 * 2**20)
+    '8,000 MiB'
     """
     n = Fraction(n)
     if n < _KI:
@@ -446,6 +448,9 @@ def human_size(n: int | Fraction) -> str:
     value = n / factor
     if (value * 100).denominator == 1:
         return f"{_plain(value)} {unit}"
+    for smaller, f in binary:  # exact in a smaller unit: `8,000 MiB`, not `~7.81 GiB`
+        if f < factor and (n / f).denominator == 1 and n / f < 10**6:
+            return f"{_plain(n / f)} {smaller}"
     for name, dec in (("EB", 10**18), ("PB", 10**15), ("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
         if n >= dec and (n / dec).denominator == 1:
             return f"{_plain(n / dec)} {name}"
