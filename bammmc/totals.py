@@ -44,6 +44,7 @@ _SHAPE = (
     "spec.resources.tasksPerNode",
     "spec.tasks",
     "spec.extensions.slurm.het_components",
+    "spec.extensions.pbs.mixed_chunks",
 )
 #: the fields whose W2xx/W3xx names a difference of each quantity, the quantity's own first: the
 #: diagnostic of the first field that has one is the verdict
@@ -145,10 +146,59 @@ class _Group:
         return amount, scope
 
 
-def _groups(job: Job) -> list[_Group]:
+@dataclass(frozen=True)
+class _Chunk:
+    """`N:ncpus=C:mpiprocs=M:mem=X:ngpus=G` of a PBS `select` with several chunk shapes
+    (`extensions.pbs.mixed_chunks`; the portable fields hold only the first): N nodes of M
+    tasks, C CPUs, X memory and G GPUs each (pbs.md §2; mpiprocs defaults to 1)."""
+
+    count: int
+    res: dict[str, str]
+
+    def _num(self, key: str, default: int) -> int:
+        text = self.res.get(key, "")
+        return int(text) if text.isdigit() else default
+
+    @property
+    def tasks(self) -> int:
+        return self.count * self._num("mpiprocs", 1 if self._num("ncpus", 1) else 0)
+
+    @property
+    def nodes(self) -> int:
+        return self.count
+
+    @property
+    def cpus(self) -> Fraction:
+        return Fraction(self.count * self._num("ncpus", 1))
+
+    def gpus(self) -> tuple[Fraction, str | None] | None:
+        return (Fraction(self.count * self._num("ngpus", 0)), None) if "ngpus" in self.res else None
+
+    def memory(self) -> tuple[Fraction, str | None] | None:
+        from bammmc.facts.pbs import size_bytes
+
+        size = size_bytes(self.res["mem"]) if "mem" in self.res else None
+        return (Fraction(self.count * size), None) if size is not None else None
+
+
+def _chunks(text: str) -> list[_Chunk] | None:
+    chunks = []
+    for part in text.split("+"):
+        first, *rest = part.split(":")
+        if not first.isdigit():
+            rest, first = [first, *rest], "1"
+        res = dict(item.split("=", 1) for item in rest if "=" in item)
+        chunks.append(_Chunk(int(first), res))
+    return chunks or None
+
+
+def _groups(job: Job) -> list[Any]:
     spec = job.spec
     if spec is None:
         return [_Group(Resources())]
+    pbs = spec.extensions.pbs if spec.extensions is not None else None
+    if pbs is not None and pbs.mixed_chunks and (chunks := _chunks(pbs.mixed_chunks)):
+        return chunks
     top = spec.resources or Resources()
     if spec.tasks:
         return [_Group(t.resources or top, t.replicas or 1) for t in spec.tasks]

@@ -293,6 +293,14 @@ def report_foreign(
                 "`-M` is a limit per process, and the job reserved no memory: the limit is "
                 "written as the memory each task asks for",
             )
+        elif path == "spec.extensions.pbs.mixed_chunks":
+            first = str(_get(spec, "extensions.pbs.mixed_chunks")).split("+", 1)[0]
+            writer.approximated(
+                path,
+                f"only the first chunk shape (`{first}`) is written: the other chunks' nodes, "
+                "CPUs, memory and GPUs are not asked for (a Slurm heterogeneous job holds "
+                "them all)",
+            )
         elif path == "spec.extensions.htcondor.universe" and (why := _plain_universe(spec)):
             writer.noted(path, why)
         elif carried and path.rsplit(".", 1)[1] in SPELLINGS.get(scheduler, ()):

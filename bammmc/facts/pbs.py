@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+#: a PBS size: INT[k|m|g|t|p][b|w], bytes by default, powers of 1024 (pbs.md, `size`)
+_SIZE = re.compile(r"([0-9]+)([kmgtp]?)([bw]?)", re.I)
+
 
 def default_path(letter: str, array: bool, torque: bool) -> str | None:
     """The SPLAT template of the file qsub names when `-o` (`letter` "o") or `-e` ("e")
@@ -13,3 +18,17 @@ def default_path(letter: str, array: bool, torque: bool) -> str | None:
     if not torque:
         return "{job_name}." + letter + "{array_job_id}.{array_index}"
     return None
+
+
+def size_bytes(text: str) -> int | None:
+    """Bytes of a PBS size the reader's grammar has accepted (`4gb`, `512mb`, `100`), or None.
+
+    >>> size_bytes("4gb"), size_bytes("3w"), size_bytes("x")
+    (4294967296, 24, None)
+    """
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        return None
+    power = "kmgtp".index(match.group(2).lower()) + 1 if match.group(2) else 0
+    scale: int = 1024**power * (8 if match.group(3).lower() == "w" else 1)
+    return int(match.group(1)) * scale
