@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
-#: a PBS size: INT[k|m|g|t|p][b|w], bytes by default, powers of 1024 (pbs.md, `size`)
+#: a PBS size: INT[k|m|g|t|p][b|w], bytes by default, powers of 1024, `w` a word of 8 bytes
+#: (pbs.md, `size`)
+SIZE_MULTIPLIERS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _SIZE = re.compile(r"([0-9]+)([kmgtp]?)([bw]?)", re.I)
 
 
@@ -29,6 +32,5 @@ def size_bytes(text: str) -> int | None:
     match = _SIZE.fullmatch(text.strip())
     if match is None:
         return None
-    power = "kmgtp".index(match.group(2).lower()) + 1 if match.group(2) else 0
-    scale: int = 1024**power * (8 if match.group(3).lower() == "w" else 1)
+    scale = SIZE_MULTIPLIERS[match.group(2).lower()] * (8 if match.group(3).lower() == "w" else 1)
     return int(match.group(1)) * scale

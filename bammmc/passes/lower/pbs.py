@@ -22,7 +22,7 @@ import msgspec
 
 from bammmc.backends.pbs import PBS_CHUNK_RESOURCES, pbs_job_ref
 from bammmc.diagnostics.model import Reporter
-from bammmc.facts.pbs import default_path
+from bammmc.facts.pbs import SIZE_MULTIPLIERS, default_path
 from bammmc.frontends.pbs import PbsScript, parser
 from bammmc.frontends.slurm import Occurrence
 from bammmc.ir.job import API_VERSION, Job
@@ -32,7 +32,6 @@ from bammmc.ir.values import Count, Cpu, DateTime, IndexSpec, Size, Template, is
 from bammmc.passes.lower.common import Invalid, duration, whole
 from bammmc.passes.lower.slurm import _Builder, _keep_values
 
-SIZE_MULTIPLIERS: Final = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAIL_EVENTS: Final = {"a": "fail", "b": "begin", "e": "end"}
 #: PBS job names: letters, digits, `+ _ . -` (ck_job_name.c); Torque takes any graphic character
 PBS_NAME_CHARS: Final = frozenset(
