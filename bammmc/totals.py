@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from bammmc.ir.job import Job, Resources
 from bammmc.ir.paths import related
@@ -55,6 +55,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "cpus": ("spec.resources.cpusPerTask", *_SHAPE),
     "memory": (
         "spec.resources.memoryPerTask",
+        "spec.extensions.slurm.mem",
+        "spec.extensions.sge.slot_memory",
+        "spec.extensions.pbs.resources",
         "spec.resources.cpusPerTask",
         "spec.resources.gpu.count",
         *_SHAPE,
@@ -154,6 +157,8 @@ class _Chunk:
 
     count: int
     res: dict[str, str]
+    #: the job-wide memory of Torque's chunks (`-l mem`, the job's total), on the first chunk
+    job_memory: int | None = None
 
     def _num(self, key: str, default: int) -> int:
         text = self.res.get(key, "")
@@ -177,18 +182,29 @@ class _Chunk:
     def memory(self) -> tuple[Fraction, str | None] | None:
         from bammmc.facts.pbs import size_bytes
 
+        if self.job_memory is not None:
+            return Fraction(self.job_memory), None
         size = size_bytes(self.res["mem"]) if "mem" in self.res else None
         return (Fraction(self.count * size), None) if size is not None else None
 
 
-def _chunks(text: str) -> list[_Chunk] | None:
+def _chunks(text: str, job_memory: int | None = None) -> list[_Chunk] | None:
+    """The chunks of either dialect: Torque's `N:ppn=P:gpus=G` is N nodes of P processes, one
+    CPU each, and G GPUs each (torque.md; its memory is the job's `mem`)."""
     chunks = []
     for part in text.split("+"):
         first, *rest = part.split(":")
         if not first.isdigit():
             rest, first = [first, *rest], "1"
         res = dict(item.split("=", 1) for item in rest if "=" in item)
-        chunks.append(_Chunk(int(first), res))
+        if "ppn" in res or (rest and len(res) < len(rest)):  # Torque's words (or properties)
+            ppn = res.get("ppn", "1")
+            gpus = {"ngpus": res["gpus"]} if "gpus" in res else {}
+            # the job's memory counts once: on the first chunk, none on the others
+            memory, job_memory = job_memory, 0 if job_memory is not None else None
+            chunks.append(_Chunk(int(first), {"ncpus": ppn, "mpiprocs": ppn} | gpus, memory))
+        else:
+            chunks.append(_Chunk(int(first), res))
     return chunks or None
 
 
@@ -197,7 +213,8 @@ def _groups(job: Job) -> list[Any]:
     if spec is None:
         return [_Group(Resources())]
     pbs = spec.extensions.pbs if spec.extensions is not None else None
-    if pbs is not None and pbs.mixed_chunks and (chunks := _chunks(pbs.mixed_chunks)):
+    job_memory = pbs.mem.bytes if pbs is not None and pbs.mem is not None else None
+    if pbs is not None and pbs.mixed_chunks and (chunks := _chunks(pbs.mixed_chunks, job_memory)):
         return chunks
     top = spec.resources or Resources()
     if spec.tasks:
@@ -207,6 +224,34 @@ def _groups(job: Job) -> list[Any]:
     for comp in (slurm.het_components or ()) if slurm is not None else ():
         groups.append(_Group(comp.resources or Resources()))
     return groups
+
+
+#: memory limits of a PBS/Torque job that no portable field holds (`-l pvmem=4gb`: virtual
+#: memory per process; `vmem`: the job's virtual memory)
+_PBS_MEMORY: Final = {"pvmem": "per process", "vmem": "virtual, for the job"}
+
+
+def _native_memory(spec: Any) -> Total:
+    """The memory a job asks for in a form only its own scheduler has, when no portable field
+    holds any: shown, so that a target without it reads as a loss, not as `— / —`."""
+    ext = spec.extensions
+    slurm = ext.slurm if ext is not None else None
+    if slurm is not None and slurm.mem is not None and slurm.mem.bytes == 0:
+        return Total(("slurm", "all"), "all of each node's (`--mem=0`)")
+    sge = ext.sge if ext is not None else None
+    if sge is not None and sge.slot_memory:
+        items = sorted((k, v.bytes) for k, v in sge.slot_memory.items())
+        text = ", ".join(f"{human_size(b)} per slot (`{k}`)" for k, b in items)
+        return Total(("sge", tuple(items)), text)
+    pbs = ext.pbs if ext is not None else None
+    if pbs is not None and pbs.resources:
+        from bammmc.facts.pbs import size_bytes
+
+        found = [(k, size_bytes(v)) for k, v in sorted(pbs.resources.items()) if k in _PBS_MEMORY]
+        if found and all(b is not None for _, b in found):
+            text = ", ".join(f"{human_size(b or 0)} {_PBS_MEMORY[k]} (`{k}`)" for k, b in found)
+            return Total(("pbs", tuple(found)), text)
+    return NOT_SET
 
 
 def _sum(parts: Iterable[tuple[Fraction, str | None] | None], show: Any) -> Total:
@@ -248,6 +293,8 @@ def of(job: Job) -> dict[str, Total]:
         "gpus": _sum((g.gpus() for g in groups), _number),
     }
     spec = job.spec
+    if out["memory"] == NOT_SET and spec is not None:
+        out["memory"] = _native_memory(spec)
     array = spec.array if spec is not None else None
     if array is None or array.indices is None:
         out["array"] = NOT_SET

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+import bammmc
 from bammmc.diagnostics.model import Diagnostic, Span
 from bammmc.explain import read_back, rows, span_text
 from bammmc.ir.sourcemap import SourceMap
 from bammmc.pipeline import Compiled
+from bammmc.registry import FORMATS
 
 SPAN = Span(line=2, column=9, end_line=2, end_column=20)
 
@@ -132,3 +134,35 @@ def _span(text: str, needle: str) -> Span:
         start=start,
         end=start + len(needle),
     )
+
+
+#: memory that only the source's own scheduler can ask for: the totals show it (sbatch(1):
+#: `--mem=0` is all the memory of each node; sge.md: `mem_free` is a per-slot load value;
+#: torque.md: `pvmem` is virtual memory per process), and a target without it is a loss
+NATIVE_MEMORY = [
+    ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --mem=0\necho\n", "slurm", "pbs", "`--mem=0`", "lost"),
+    ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --mem=0\necho\n", "slurm", "slurm", "`--mem=0`", "kept"),
+    ("#!/bin/bash\n#$ -l mem_free=4G\necho\n", "sge", "slurm", "4 GiB per slot", "lost"),
+    ("#!/bin/bash\n#$ -l mem_free=4G\necho\n", "sge", "sge", "4 GiB per slot", "kept"),
+    ("#!/bin/bash\n#PBS -l pvmem=4gb\necho\n", "torque", "lsf", "4 GiB per process", "lost"),
+    ("#!/bin/bash\n#PBS -l pvmem=4gb\necho\n", "torque", "torque", "4 GiB per process", "kept"),
+]
+
+
+@pytest.mark.parametrize(("text", "source", "target", "shown", "status"), NATIVE_MEMORY)
+def test_memory_in_a_native_form_is_a_total(
+    text: str, source: str, target: str, shown: str, status: str
+) -> None:
+    from bammmc import totals
+
+    job, _ = bammmc.parse(text, source)
+    assert job is not None
+    out, diagnostics = bammmc.emit(job, target)
+    assert out is not None, diagnostics
+    back = read_back(out, FORMATS[target])
+    assert back is not None and back.job is not None
+    rows_ = totals.compare(totals.of(job), totals.of(back.job), diagnostics, target)
+    memory = next(r for r in rows_ if r["quantity"] == "memory")
+    assert shown in memory["source"], memory
+    assert memory["status"] == status, memory
+    assert (memory["code"] == "W201") == (status == "lost"), memory

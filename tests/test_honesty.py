@@ -33,11 +33,12 @@ from msgspec.structs import replace
 
 import bammmc
 from bammmc.backends import OutputFile, WriteOptions
-from bammmc.backends.common import MARKERS, MIRRORS, SOURCE_NOTES
+from bammmc.backends.common import MARKERS, MIRRORS, SOURCE_NOTES, foreign_keys
 from bammmc.backends.sge import REDIRECT_MARKER
+from bammmc.capabilities import capabilities
 from bammmc.diagnostics.model import Diagnostic, Reporter
 from bammmc.ir import values as v
-from bammmc.ir.job import Container, Job
+from bammmc.ir.job import Container, Job, Spec
 from bammmc.ir.paths import field_paths, get_path, related, same_value, schema_path, set_leaves
 from bammmc.pipeline import emit_job
 from bammmc.registry import FORMATS
@@ -102,8 +103,9 @@ def _read_back(
     # the body in job.sh, emit_files' suffix `.sh`): the reader sees the file's name, the
     # script is the file's text.
     extra = {f"job{f.suffix}": f.text for f in files[1:]}
-    if ex.executable in extra:
-        ex = replace(ex, executable=None, script=extra[ex.executable])
+    name = (ex.executable or "").removeprefix("./")  # a submit-directory file: `./job.sh`
+    if name in extra:
+        ex = replace(ex, executable=None, script=extra[name])
     ex = _unwrap(ex, source.spec.execution if source.spec else None)
     return replace(job, spec=replace(job.spec, execution=ex)), diagnostics
 
@@ -599,6 +601,10 @@ def convert(job: Job, target: str) -> Outcome:
         if (d.code[:2] in ("W2", "W3") or d.code == "N003") and d.field
     ]
     dropped = [d.field for d in reporter.diagnostics if d.code[:2] == "W2" and d.field]
+    # another scheduler's key whose meaning a portable field carries, which this target loses:
+    # the carrier's own W2xx names it (common.report_foreign), on the same source line
+    own = capabilities(target).own
+    fields += [p for p, by in foreign_keys(job.spec or Spec(), own) if by and by in dropped]
     for path, value in set_leaves(job):
         got = get_path(back, path)
         if got is not None and same(value, got):

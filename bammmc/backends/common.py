@@ -10,6 +10,7 @@ import msgspec
 
 from bammmc.capabilities import Capabilities
 from bammmc.ir.job import Extensions, Spec
+from bammmc.ir.values import human_size
 
 if TYPE_CHECKING:
     from bammmc.diagnostics.model import Reporter
@@ -27,6 +28,7 @@ MIRRORS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
     "slurm": {
         "mem": _MEM,
         "mem_per_cpu": _MEM,
+        "mem_per_gpu": _MEM,
         "gres": _GPU,
         "gpus": _GPU,
         "gpus_per_node": _GPU,
@@ -271,13 +273,22 @@ class _Reports(Protocol):
 
 
 def report_foreign(
-    writer: _Reports, spec: Spec, own: tuple[str, ...], handled: tuple[str, ...] = ()
+    writer: _Reports,
+    spec: Spec,
+    own: tuple[str, ...],
+    handled: tuple[str, ...] = (),
+    *,
+    script: bool = False,
 ) -> None:
     """Report each key of other schedulers' extensions: approximated (W301) when a portable
     field carries its meaning to this target, lost (W201) otherwise; ``handled`` paths the
-    writer has reported itself."""
+    writer has reported itself. ``script``: the target runs an executable job from a shell
+    script (:func:`bammmc.backends.container.exec_line`), which can set HTCondor's queue items."""
+    reporter = getattr(writer, "reporter", None)
+    # a carrier this target loses has its own W2xx, which says what the source's form meant
+    dropped = {d.field for d in getattr(reporter, "diagnostics", ()) if d.code.startswith("W2")}
     for path, carried in foreign_keys(spec, own):
-        if path in handled:
+        if path in handled or (carried is not None and carried in dropped):
             continue
         if path == "spec.extensions.sge.cwd":
             _report_start(writer, spec, own)
@@ -293,6 +304,20 @@ def report_foreign(
                 "`-M` is a limit per process, and the job reserved no memory: the limit is "
                 "written as the memory each task asks for",
             )
+        elif path == "spec.extensions.lsf.mem_limit":
+            limit = human_size(_get(spec, "extensions.lsf.mem_limit").bytes)
+            writer.lost(
+                path,
+                f"`-M` ({limit}) is a limit beside the memory "
+                "the job reserves (`rusage[mem]`): only the reservation is written, and a "
+                "scheduler that enforces it stops the job there",
+            )
+        elif path == "spec.extensions.slurm.mem" and _get(spec, "extensions.slurm.mem").bytes == 0:
+            writer.lost(
+                path,
+                "`--mem=0` asks for all the memory of each node, which has no counterpart "
+                "here: ask for the nodes' memory by its size",
+            )
         elif path == "spec.extensions.pbs.mixed_chunks":
             first = str(_get(spec, "extensions.pbs.mixed_chunks")).split("+", 1)[0]
             writer.approximated(
@@ -301,9 +326,24 @@ def report_foreign(
                 "CPUs, memory and GPUs are not asked for (a Slurm heterogeneous job holds "
                 "them all)",
             )
+        elif path == "spec.extensions.htcondor.queue" and _get(spec, QUEUE_VARS):
+            _report_items(writer, spec, script)
+        elif path == "spec.extensions.htcondor.commands":
+            commands = _get(spec, "extensions.htcondor.commands") or {}
+            keys = ", ".join(f"`{k}`" for k in commands)
+            macros = any("$(" in str(v) for v in commands.values())
+            writer.lost(
+                path,
+                f"the submit commands {keys} are not written: no option here takes them"
+                + (" (their `$(…)` macros are filled in by condor_submit)" if macros else ""),
+            )
+        elif path == "spec.extensions.htcondor.kept_macros":
+            _report_macros(writer, spec)
         elif path == "spec.extensions.htcondor.universe" and (why := _plain_universe(spec)):
             writer.noted(path, why)
-        elif carried and path.rsplit(".", 1)[1] in SPELLINGS.get(scheduler, ()):
+        elif carried and (
+            path.rsplit(".", 1)[1] in SPELLINGS.get(scheduler, ()) or _gpus_only(spec, path)
+        ):
             writer.noted(
                 path, f"the {scheduler} form is not written; `{carried}` carries its meaning"
             )
@@ -313,6 +353,66 @@ def report_foreign(
             )
         else:
             writer.lost(path, f"it only means something to {scheduler}")
+
+
+#: the item variables of an HTCondor `queue VARS in|from …` (an extension key)
+QUEUE_VARS: Final = "extensions.htcondor.queue.vars"
+
+
+def _gpus_only(spec: Spec, path: str) -> bool:
+    """Slurm's `--gres` when it asks for GPUs only (`gpu:2`, `gpu:a100:2`): the GPU fields'
+    spelling, as `--gpus-per-node` is."""
+    if path != "spec.extensions.slurm.gres":
+        return False
+    items = str(_get(spec, "extensions.slurm.gres") or "").split(",")
+    return all(item.split(":", 1)[0] == "gpu" for item in items)
+
+
+def _report_items(writer: _Reports, spec: Spec, script: bool) -> None:
+    """HTCondor's `queue VARS in|from …`: the array carries the jobs; the items reach the
+    arguments only through a script that sets them by element (container.items_prelude)."""
+    from bammmc.backends.container import items_prelude, queue_items
+
+    queue = spec.extensions.htcondor.queue if spec.extensions and spec.extensions.htcondor else None
+    assert queue is not None and queue.vars
+    names = ", ".join(f"`$({v})`" for v in queue.vars)
+    arguments = (spec.execution.arguments if spec.execution else None) or ""
+    uses = any(re.search(rf"\$\({re.escape(v)}\)", arguments, re.I) for v in queue.vars)
+    if script and items_prelude(spec)[0]:
+        writer.noted(
+            "spec.extensions.htcondor.queue",
+            f"each element sets {names} from its index in the script, for the arguments",
+        )
+    elif not uses and queue_items(spec) is not None:
+        writer.noted(
+            "spec.extensions.htcondor.queue",
+            "the array carries the jobs; the arguments use none of the items",
+        )
+    else:
+        where = f"from `{queue.source}` at submit time" if queue.source else "by condor_submit"
+        writer.lost(
+            "spec.extensions.htcondor.queue",
+            f"the items are read {where}: {names} has no value in the converted job "
+            "(the array carries only how many jobs there are)",
+        )
+
+
+def _report_macros(writer: _Reports, spec: Spec) -> None:
+    """The commands whose HTCondor macros (`$(name)` condor_submit fills in) the reader kept
+    as written: text elsewhere (the queue items are reported with the queue)."""
+    kept = list(_get(spec, "extensions.htcondor.kept_macros") or [])
+    arguments = (spec.execution.arguments if spec.execution else None) or ""
+    items = {v.lower() for v in _get(spec, QUEUE_VARS) or ()}
+    used = {m.lower() for m in re.findall(r"\$\((\w+)\)", arguments)}
+    if "arguments" in kept and used and used <= items:
+        kept.remove("arguments")  # only queue items: their report says what becomes of them
+    if kept:
+        names = ", ".join(f"`{k}`" for k in kept)
+        writer.lost(
+            "spec.extensions.htcondor.kept_macros",
+            f"the HTCondor macros in {names} are filled in by condor_submit; they stay "
+            "as text (`$(name)`) here",
+        )
 
 
 def _plain_universe(spec: Spec) -> str | None:
@@ -333,7 +433,8 @@ def _plain_universe(spec: Spec) -> str | None:
 #: `host=`), so it stays a W301
 SPELLINGS: Final[dict[str, frozenset[str]]] = {
     "slurm": frozenset(
-        {"mem", "mem_per_cpu", "gpus", "gpus_per_node", "gpus_per_task", "partition"}
+        {"mem", "mem_per_cpu", "mem_per_gpu", "gpus", "gpus_per_node", "gpus_per_task"}
+        | {"partition"}
         | {"time_min", "begin", "deadline", "output", "error", "input"}
     ),
     "pbs": frozenset({"mem", "join", "output", "error", "mail_points"}),
@@ -442,10 +543,10 @@ def report_shadowed(
     if not pairs:
         return
     reporter = getattr(writer, "reporter", None)
-    done = {
+    done = {  # what the writer said of a field, a note too, is its word on it
         d.field
         for d in (reporter.diagnostics if reporter is not None else ())
-        if d.field and d.code[:2] in ("W2", "W3")
+        if d.field and d.code[:2] in ("W2", "W3", "N0")
     }
     back = read_back()
     from bammmc.ir.paths import get_path

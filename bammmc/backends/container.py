@@ -7,9 +7,12 @@ script's shell. :func:`script_body` builds the body of Slurm's and Flux's script
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from bammmc.diagnostics.model import Reporter
@@ -52,6 +55,129 @@ def exec_arguments(arguments: str | None, refuse: Callable[[str, str], None]) ->
         )
         return None
     return arguments
+
+
+#: the shell variable that holds an HTCondor queue item variable's value in a converted script
+ITEM_VARIABLE = "bammmc_{}"
+
+
+def queue_items(spec: Spec) -> tuple[list[str], list[list[str]], int] | None:
+    """The item variables of an HTCondor `queue VARS in|from (…)` whose items are in the file,
+    each item's values, and how many elements share an item (`queue 2 x in (a, b)`: elements
+    0-1 take `a`, 2-3 `b`); ``None`` when the job has none or its elements cannot be told
+    (items read at submit time from a file or command, a slice, `matching`)."""
+    from bammmc.frontends.htcondor import split_row
+
+    ext = spec.extensions.htcondor if spec.extensions else None
+    queue = ext.queue if ext else None
+    if queue is None or not queue.vars or queue.items is None or not queue.items:
+        return None
+    if queue.mode not in ("in", "from") or queue.slice or queue.count is not None:
+        return None
+    rows = [
+        split_row(item, len(queue.vars)) if queue.mode == "from" else [item] for item in queue.items
+    ]
+    indices = spec.array.indices if spec.array else None
+    total = len(indices) if indices is not None else 1
+    if total % len(rows) or (indices is not None and str(indices) != f"0-{total - 1}"):
+        return None
+    return list(queue.vars), rows, total // len(rows)
+
+
+def _item_references(text: str, names: dict[str, str]) -> str:
+    """``text`` (shell words) with each HTCondor reference `$(var)` to an item variable as a
+    reference to its shell variable, in whatever quoting it stands."""
+    out: list[str] = []
+    quote = ""
+    opened = -1  # where in ``out`` the open single quote is
+    i = 0
+    while i < len(text):
+        c = text[i]
+        match = re.match(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)", text[i:]) if c == "$" else None
+        if match and match.group(1).lower() in names:
+            shell = "${" + names[match.group(1).lower()] + "}"
+            i += match.end()
+            if quote != "'":
+                out.append(shell if quote == '"' else f'"{shell}"')
+                continue
+            if opened == len(out) - 1:  # `'$(x)…`: no empty `''` before it
+                out.pop()
+            else:
+                out.append("'")
+            out.append(f'"{shell}"')
+            if text[i : i + 1] == "'":  # `…$(x)'`: nor after it
+                quote, i = "", i + 1
+            else:
+                out.append("'")
+                opened = len(out) - 1
+            continue
+        if c == "\\" and quote != "'":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c
+            opened = len(out) if quote == "'" else -1
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def items_prelude(spec: Spec) -> tuple[str, str | None]:
+    """The lines that give each element its HTCondor queue items (a `case` on the element's
+    index) and the job's arguments with `$(var)` as those variables; ``("", arguments)`` when
+    the job has no items its arguments use."""
+    ex = spec.execution
+    arguments = ex.arguments if ex is not None else None
+    found = queue_items(spec)
+    ext = spec.extensions.htcondor if spec.extensions else None
+    if (
+        found is None
+        or not arguments
+        or "arguments" not in ((ext.kept_macros if ext else None) or [])
+    ):
+        return "", arguments
+    variables, rows, share = found
+    names = {v.lower(): ITEM_VARIABLE.format(re.sub(r"\W", "_", v.lower())) for v in variables}
+    written = _item_references(arguments, names)
+    if written == arguments:
+        return "", arguments
+    lines = ["# bammmc: the items of HTCondor's `queue`, by element"]
+    if len(rows) == 1 and share == 1:
+        lines += [
+            f"{names[v.lower()]}={shlex.quote(value)}"
+            for v, value in zip(variables, rows[0], strict=True)
+        ]
+    else:
+        lines.append('case "${BAMMM_ARRAY_INDEX}" in')
+        for n, row in enumerate(rows):
+            pattern = "|".join(str(n * share + k) for k in range(share))
+            values = " ".join(
+                f"{names[v.lower()]}={shlex.quote(value)}"
+                for v, value in zip(variables, row, strict=True)
+            )
+            lines.append(f"  {pattern}) {values} ;;")
+        lines.append("esac")
+    return "\n".join(lines) + "\n", written
+
+
+def exec_line(spec: Spec, runtime: str, approximated: Report, refuse: Report) -> str:
+    """The body of a script that runs the job's program: the `exec` line (in the job's container
+    image, if any), after the lines that set its HTCondor queue items; ``""`` when there is no
+    command."""
+    ex = spec.execution
+    if ex is None:
+        return ""
+    prelude, arguments = items_prelude(spec)
+    command = exec_words(msgspec.structs.replace(ex, arguments=arguments), refuse)
+    image = one_line_image(ex.container.image if ex.container else None, refuse)
+    if image:
+        approximated(
+            "spec.execution.container.image",
+            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
+        )
+        command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
+    return prelude + "exec " + " ".join(command) + "\n" if command else ""
 
 
 def exec_words(ex: Any, refuse: Callable[[str, str], None]) -> list[str]:
@@ -173,18 +299,10 @@ def script_body(
         elif ex.container is not None:
             lost("spec.execution.container", "a container without an image")
         return rest, first
-    command = exec_words(ex, refuse)
-    image = one_line_image(ex.container.image if ex.container else None, refuse)
-    if image:
-        approximated(
-            "spec.execution.container.image",
-            f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-        )
-        command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
-    if not command:
+    body = exec_line(spec, runtime, approximated, refuse)
+    if not body:
         lost("spec.execution.container", "a container without an image or command runs nothing")
-        return "", f"#!{shell}"
-    return "exec " + " ".join(command) + "\n", f"#!{shell}"
+    return body, f"#!{shell}"
 
 
 def in_container(

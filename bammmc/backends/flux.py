@@ -97,7 +97,7 @@ CAPABILITIES: Final = Capabilities(
         ),
         "spec.resources.gpu.count": exact(
             "",
-            ("1 GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)", "W301"),
+            ("1 GPUs in each task's slot (Flux GPUs are per slot)", "W301"),
         ),
         "spec.resources.gpu.type": lost("a Flux jobspec has no option for it"),
         "spec.resources.gpu.memory": lost("a Flux jobspec has no option for it"),
@@ -502,7 +502,7 @@ class FluxWriter(LossReports):
             if gpus * share != count.amount or count.scope not in (None, "task"):
                 self.approximated(
                     "spec.resources.gpu.count",
-                    f"{gpus} GPUs in each task's slot (Flux GPUs are per slot, pitfall 20)",
+                    f"{gpus} GPUs in each task's slot (Flux GPUs are per slot)",
                 )
         inner: list[dict[str, Any]] = [{"type": "core", "count": cores}]
         if gpus is not None:

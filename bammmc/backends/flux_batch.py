@@ -621,7 +621,7 @@ def render(
             w.opt(name, value if OPTIONS[name].arg != "none" else None)
     report_unsupported(w, job, CAPABILITIES, "flux batch")
     if spec.extensions:
-        report_foreign(w, spec, ("flux",))
+        report_foreign(w, spec, ("flux",), script=True)
     # Flux reads the script in text mode: `\r` and `\r\n` end a line too (universal newlines)
     as_read = body.replace("\r\n", "\n").replace("\r", "\n")
     for match in _DIRECTIVE_LINE.finditer(as_read):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import itertools
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable
@@ -57,7 +58,7 @@ from bammmc.backends.common import (
 )
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
-from bammmc.facts.htcondor import DISCARDED
+from bammmc.facts.htcondor import DISCARDED, ENV_PROGRAM, path_command
 from bammmc.frontends.htcondor import scan
 from bammmc.ir.envvars import compatibility_block, job_ad
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Output, Resources, Spec
@@ -861,6 +862,25 @@ class HtcondorWriter(LossReports):
         self.array = ArrayPlan("$INT(bammmc_array_index)", job_ad("BammmcArrayIndex"))
         self.attribute_index = "$INT(bammmc_array_index)"
 
+    def submit_relative(self, program: str, initialdir: str | None) -> str:
+        """The job model's executable, run from the job's working directory, as HTCondor's
+        `executable`, a path from the submit directory (not from `initialdir`): `../run.sh` in
+        `initialdir = data` is `./run.sh`. A word without `/` stays one: a command on `PATH`."""
+        if program.startswith(("/", "~", "$")):
+            return program
+        where = (initialdir or "").strip()
+        if where.startswith(("/", "~")) or "$" in where:
+            self.approximated(
+                "spec.execution.executable",
+                f"HTCondor finds `executable` from the submit directory, not from `initialdir = "
+                f"{where}`: submit the job from there, or write the program's full path",
+            )
+            return program
+        if where and "/" in program:
+            joined = posixpath.normpath(posixpath.join(where, program))
+            program = joined if "/" in joined else f"./{joined}"
+        return program
+
     def program_name(self) -> str:
         """The file name of what the job runs (a scheduler's default job name)."""
         ex = self.spec.execution or Execution()
@@ -884,9 +904,18 @@ class HtcondorWriter(LossReports):
         if ex.script is not None:
             self.script_mode(ex)
         elif ex.executable is not None:
-            self.put("executable", ex.executable, "spec.execution.executable")
-            if ex.arguments:
-                self.arguments(ex.arguments, "spec.execution.arguments")
+            program = self.submit_relative(ex.executable, ex.working_dir)
+            arguments = ex.arguments
+            if path_command(program):
+                # a command word, found on `PATH` where the job runs; HTCondor's `executable`
+                # is a file in the submit directory (htcondor.md §3): `env` does the lookup
+                self.cmd("executable", ENV_PROGRAM, "spec.execution.executable")
+                self.cmd("transfer_executable", False, "spec.execution.executable")
+                arguments = shlex.quote(program) + (f" {arguments}" if arguments else "")
+            else:  # `./run.sh` is written `run.sh`, as people write it
+                self.put("executable", program.removeprefix("./"), "spec.execution.executable")
+            if arguments:
+                self.arguments(arguments, "spec.execution.arguments")
             if ex.shell is not None:
                 self.lost(
                     "spec.execution.shell",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import shlex
 from fractions import Fraction
 from typing import Any, Final
 
@@ -37,9 +36,8 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_words,
+    exec_line,
     in_container,
-    one_line_image,
     refuser,
 )
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
@@ -700,18 +698,12 @@ class LsfWriter(LossReports):
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command = exec_words(ex, refuser(self.reporter))
-            image = one_line_image(
-                ex.container.image if ex.container else None, refuser(self.reporter)
+            body = exec_line(
+                self.spec,
+                self.options.container_runtime,
+                self.approximated,
+                refuser(self.reporter),
             )
-            if image:
-                runtime = self.options.container_runtime
-                self.approximated(
-                    "spec.execution.container.image",
-                    f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-                )
-                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
-            body = "exec " + " ".join(command) + "\n"
         block = compatibility_block(body, "lsf", self.approximated, self.noted)
         return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 
@@ -1611,7 +1603,7 @@ class LsfWriter(LossReports):
         spec = self.spec
         report_unsupported(self, self.job, CAPABILITIES, "bsub")
         if spec.extensions:
-            report_foreign(self, spec, ("lsf",))
+            report_foreign(self, spec, ("lsf",), script=True)
 
 
 def _whole(count: Count) -> int:

@@ -37,9 +37,8 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_words,
+    exec_line,
     in_container,
-    one_line_image,
     refuser,
 )
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
@@ -424,7 +423,15 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.ompthreads_per_chunk": exact(
             "", ("the raw chunk request written instead has no `ompthreads`", "W201")
         ),
-        "spec.extensions.pbs.mixed_chunks": EXACT,
+        "spec.extensions.pbs.mixed_chunks": exact(
+            "",
+            ("the other dialect's chunks in PBS's words, with what they cannot say", "W301"),
+            (
+                "only the first chunk shape when the other dialect's chunks hold words "
+                "PBS has none for",
+                "W301",
+            ),
+        ),
         "spec.extensions.pbs.server": EXACT,
         "spec.extensions.pbs.select": exact(
             "", ("the raw `extensions.pbs.mixed_chunks` is the chunk request written", "W201")
@@ -496,6 +503,8 @@ class PbsWriter(LossReports):
         self.chunk_is_task = False
         #: the chunks are tasks placed anywhere (`place=free`, written when nothing else is)
         self.free_chunks = False
+        #: Torque's job-wide `mem` went into the translated chunks (`translated_chunks`)
+        self.memory_in_chunks = False
         #: `mpiprocs=` of each `select` chunk built from the IR (None: no chunk was built)
         self.wrote_mpiprocs: set[int] | None = None
         self.spec = job.spec or Spec()
@@ -608,6 +617,31 @@ class PbsWriter(LossReports):
             help="use the resource's name as the PBS site defines it",
         )
 
+    def translated_chunks(self, text: str, memory: int | None, notes: list[str]) -> None:
+        """The other dialect's chunks (`extensions.pbs.mixed_chunks`) in this one's words, with
+        Torque's job-wide `mem` for the PBS Pro chunks' memory (torque.md: `mem` is the job's
+        total) and a W301 for what the words cannot say."""
+        path = "spec.extensions.pbs.mixed_chunks"
+        key = "select" if self.DIALECT == "pbs" else "nodes"
+        self.opt("l", f"{key}={text}", path)
+        self.memory_in_chunks = self.DIALECT == "pbs" and ":mem=" in text
+        if memory is not None and self.ext.mem is None:
+            self.opt("l", f"mem={pbs_size(memory)}", path)
+            notes.append(
+                f"the chunks' memory is written as the job's total, `mem={pbs_size(memory)}`: "
+                "Torque does not say how much each node gets"
+            )
+        res = self.spec.resources or Resources()
+        # the portable fields hold the chunks' first shape, or their totals: the chunks written
+        # are their words here, and this target's reader may read them another way
+        fields = [f for f, attr in _CHUNK_FIELDS.items() if getattr(res, attr) is not None]
+        fields += ["gpu.count"] if res.gpu is not None and res.gpu.count is not None else []
+        words = f"the chunks are written in {self.label}'s words, `{key}={text}`"
+        for field in fields:
+            self.noted(f"spec.resources.{field}", words)
+        if notes:
+            self.approximated(path, f"{words}: " + "; ".join(notes))
+
     def raw_resources(self, text: str, path: str) -> bool:
         """Whether a raw chunk request (`select`, `nodes`, `place` of `extensions.pbs`) is one
         `-l` resource: `:`, `+` and `=` are its own syntax, a `,` (or in PBS Pro a blank)
@@ -691,18 +725,12 @@ class PbsWriter(LossReports):
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command = exec_words(ex, refuser(self.reporter))
-            image = one_line_image(
-                ex.container.image if ex.container else None, refuser(self.reporter)
+            body = exec_line(
+                self.spec,
+                self.options.container_runtime,
+                self.approximated,
+                refuser(self.reporter),
             )
-            if image:
-                runtime = self.options.container_runtime
-                self.approximated(
-                    "spec.execution.container.image",
-                    f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-                )
-                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
-            body = "exec " + " ".join(command) + "\n"
             shell_line = f"#!{shell}"
         else:
             shell_line = f"#!{shell}"
@@ -839,7 +867,20 @@ class PbsWriter(LossReports):
                 "take it",
             )
         if ext.mixed_chunks is not None:
-            if self.raw_resources(ext.mixed_chunks, "spec.extensions.pbs.mixed_chunks"):
+            job_memory = ext.mem.bytes if ext.mem is not None and self.DIALECT == "pbs" else None
+            translated = other_dialect_chunks(ext.mixed_chunks, self.DIALECT, job_memory)
+            if translated is not None:
+                self.translated_chunks(*translated)
+            elif torque_chunks(ext.mixed_chunks) != (self.DIALECT == "torque"):
+                # the other dialect's words with no counterpart here: the first chunk alone
+                first = ext.mixed_chunks.split("+", 1)[0]
+                self.approximated(
+                    "spec.extensions.pbs.mixed_chunks",
+                    f"only the first chunk shape (`{first}`) is written: the chunks "
+                    f"`{ext.mixed_chunks}` hold words {self.label} has no counterpart for",
+                )
+                self.chunks(res)
+            elif self.raw_resources(ext.mixed_chunks, "spec.extensions.pbs.mixed_chunks"):
                 self.opt(
                     "l", f"{'select' if self.DIALECT == 'pbs' else 'nodes'}={ext.mixed_chunks}"
                 )
@@ -877,7 +918,9 @@ class PbsWriter(LossReports):
             self.place()
         else:
             self.torque_placement()
-        if ext.mem is not None and self.DIALECT == "pbs":
+        if ext.mem is not None and self.DIALECT == "pbs" and self.memory_in_chunks:
+            pass  # divided among the translated chunks, with its W301
+        elif ext.mem is not None and self.DIALECT == "pbs":
             # Torque's memory of the whole job: PBS Pro states memory per chunk, and qsub
             # refuses a job-wide `-l mem` (a host-level resource) beside `select`/`place`
             if res.memory_per_task is not None:
@@ -968,6 +1011,13 @@ class PbsWriter(LossReports):
                 self.free_chunks = tasks > 1
             elif tasks % nodes == 0:
                 tpn = tasks // nodes
+                if nodes > 1:
+                    self.noted(
+                        "spec.resources.tasks",
+                        f"{tasks} tasks on {nodes} nodes are written as {tpn} on each: a "
+                        "balanced layout the job did not ask for (Slurm fills nodes in turn: "
+                        "7 and 1 for `-n 8 -N 2` on the real Slurm)",
+                    )
             else:
                 # `-N 3 -n 10` as evenly as chunks can say it: one chunk of 4 tasks, two of 3
                 # (Slurm itself only promises at least one task on each node)
@@ -1081,7 +1131,7 @@ class PbsWriter(LossReports):
                 "chunk": Fraction(1),
                 "job": Fraction(1, total),
             }
-            if scope == "node" and self.chunk_is_task:
+            if scope == "node" and self.chunk_is_task and total > 1:
                 self.approximated(
                     "spec.resources.gpu.count",
                     "GPUs per node written per chunk, and each chunk here is one task",
@@ -1237,6 +1287,8 @@ class PbsWriter(LossReports):
         scope = mem.scope or "task"
         if scope == "task":
             return mem.bytes * tpn
+        if scope == "node" and self.chunk_is_task and res.nodes is None and res.tasks == 1:
+            return mem.bytes  # one task on its one node: the node's memory is the task's
         if scope == "node" and self.chunk_is_task and res.nodes is None and res.tasks:
             # tasks without a node count, one chunk each: they are taken to share one host,
             # as the Grid Engine writer takes its slots (a chunk each with the node's memory
@@ -1567,7 +1619,7 @@ class PbsWriter(LossReports):
         report_unsupported(self, self.job, self.TABLE, "qsub")
         if spec.extensions:
             handled = ("spec.extensions.sge.cwd",) if _submit_dir(spec) else ()
-            report_foreign(self, spec, ("pbs", "torque"), handled)
+            report_foreign(self, spec, ("pbs", "torque"), handled, script=True)
 
 
 def _submit_dir(spec: Spec) -> bool:
@@ -1607,6 +1659,92 @@ def pbs_time(seconds: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+#: the portable fields a PBS job's chunks set (wire name: attribute)
+_CHUNK_FIELDS: Final = {
+    "nodes": "nodes",
+    "tasks": "tasks",
+    "tasksPerNode": "tasks_per_node",
+    "cpusPerTask": "cpus_per_task",
+    "memoryPerTask": "memory_per_task",
+}
+
+
+def torque_chunks(text: str) -> bool:
+    """Whether chunks are in Torque's words: `ppn=`, or a node property (a word without `=`)."""
+    return "ppn=" in text or any(
+        "=" not in part for chunk in text.split("+") for part in chunk.split(":")[1:]
+    )
+
+
+def other_dialect_chunks(
+    text: str, dialect: str, job_memory: int | None = None
+) -> tuple[str, int | None, list[str]] | None:
+    """Chunks of several shapes written in the other dialect, in ``dialect``'s words: PBS Pro's
+    `N:ncpus=C:mpiprocs=M:mem=X:ngpus=G` as Torque's `N:ppn=C:gpus=G` (ppn counts processors,
+    the memory summed into the job's `mem`), Torque's `N:ppn=P:gpus=G` as PBS Pro's
+    `N:ncpus=P:mpiprocs=P:ngpus=G`, as PBS Pro itself converts `nodes` (pbs.md §2), Torque's
+    job-wide ``job_memory`` divided among them by processors (PBS Pro refuses a job-wide
+    `mem` beside `select`, and states it per chunk). Also the
+    memory to write job-wide (bytes, or None) and what the words cannot say. None when the
+    chunks are in ``dialect`` already, or hold a resource or a node property with no
+    counterpart: then they are written as they are (W301)."""
+    from bammmc.facts.pbs import size_bytes
+
+    torque = torque_chunks(text)
+    if torque == (dialect == "torque"):
+        return None
+    out: list[str] = []
+    notes: list[str] = []
+    total: int | None = 0
+    for chunk in text.split("+"):
+        first, *rest = chunk.split(":")
+        count = first if first.isdigit() else "1"
+        parts = rest if first.isdigit() else [first, *rest]
+        res = dict(part.split("=", 1) for part in parts if "=" in part)
+        if len(res) != len(parts) or not all(v.isdigit() or k == "mem" for k, v in res.items()):
+            return None
+        if torque:
+            if set(res) - {"ppn", "gpus"}:
+                return None
+            ppn = res.get("ppn", "1")
+            words = [count, f"ncpus={ppn}", f"mpiprocs={ppn}"]
+            words += [f"ngpus={res['gpus']}"] if "gpus" in res else []
+        else:
+            if set(res) - {"ncpus", "mpiprocs", "mem", "ngpus"}:
+                return None
+            ncpus = res.get("ncpus", "1")
+            words = [count, f"ppn={ncpus}"] + ([f"gpus={res['ngpus']}"] if "ngpus" in res else [])
+            if res.get("mpiprocs", "1") != ncpus:
+                notes.append(
+                    f"`{chunk}` is {ncpus} processors per node in Torque's `ppn`: the node "
+                    f"file lists each node {ncpus} times, not {res.get('mpiprocs', '1')}"
+                )
+            size = size_bytes(res["mem"]) if "mem" in res else None
+            total = total + int(count) * size if total is not None and size is not None else None
+        out.append(":".join(words))
+    if torque and job_memory:
+        out, note = _divided_memory(out, job_memory)
+        notes.append(note)
+    return "+".join(out), (total or None) if not torque else None, notes
+
+
+def _divided_memory(chunks: list[str], job_memory: int) -> tuple[list[str], str]:
+    """PBS Pro chunks `N:ncpus=P:…` with a job's memory shared among them by processors, each
+    chunk's share rounded up to a KiB, and the W301 that says so."""
+    counts = [int(c.split(":", 1)[0]) * int(c.split("ncpus=")[1].split(":")[0]) for c in chunks]
+    total = sum(counts)
+    shares = [
+        -(-job_memory * n // (total * int(c.split(":", 1)[0]) * 1024))
+        for c, n in zip(chunks, counts, strict=True)
+    ]
+    out = [f"{c}:mem={kib}kb" for c, kib in zip(chunks, shares, strict=True)]
+    return out, (
+        f"Torque's job-wide `mem={pbs_size(job_memory)}` is divided among the chunks by their "
+        "processors (PBS Pro states memory per chunk, and refuses a job-wide `mem` beside "
+        "`select`)"
+    )
 
 
 def pbs_size(n_bytes: int) -> str:

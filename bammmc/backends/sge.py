@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import shlex
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Final
@@ -45,9 +44,8 @@ from bammmc.backends.common import (
 )
 from bammmc.backends.container import (
     container_losses,
-    exec_words,
+    exec_line,
     in_container,
-    one_line_image,
     refuser,
 )
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
@@ -781,18 +779,12 @@ class SgeWriter(LossReports):
                 )
                 body = wrapped if wrapped is not None else body
         elif ex is not None and (ex.executable is not None or ex.container is not None):
-            command = exec_words(ex, refuser(self.reporter))
-            image = one_line_image(
-                ex.container.image if ex.container else None, refuser(self.reporter)
+            body = exec_line(
+                self.spec,
+                self.options.container_runtime,
+                self.approximated,
+                refuser(self.reporter),
             )
-            if image:
-                runtime = self.options.container_runtime
-                self.approximated(
-                    "spec.execution.container.image",
-                    f"run through `{runtime} exec docker://…`; the cluster needs {runtime.title()}",
-                )
-                command = [runtime, "exec", shlex.quote(f"docker://{image}"), *command]
-            body = "exec " + " ".join(command) + "\n"
         if self.ext.shell is not None and ex is not None and ex.shell:
             self.overridden("shell", "spec.execution.shell", self.ext.shell)
             self.host_path("S", ex.shell, "spec.execution.shell")
@@ -1545,7 +1537,7 @@ class SgeWriter(LossReports):
         spec = self.spec
         report_unsupported(self, self.job, CAPABILITIES, "qsub")
         if spec.extensions:
-            report_foreign(self, spec, ("sge",))
+            report_foreign(self, spec, ("sge",), script=True)
 
 
 def quote(value: str) -> str | None:

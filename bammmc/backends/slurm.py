@@ -1317,14 +1317,21 @@ def _unsupported(w: _Writer, job: Job, spec: Spec) -> None:
                 "in the first component only unless given `--het-group=all`",
             )
         else:
+            array = spec.array is not None and spec.array.indices is not None
             w.approximated(
                 mixed,
                 f"only the first chunk shape `{chunks[0]}` is written; "
                 + ", ".join(f"`{c}`" for c in chunks[1:])
-                + " cannot be expressed by one Slurm job (a heterogeneous job would be needed)",
+                + (
+                    " are not asked for: a heterogeneous job would hold them, and Slurm has no "
+                    "arrays of heterogeneous jobs"
+                    if array
+                    else " cannot be expressed by one Slurm job (a heterogeneous job would be "
+                    "needed)"
+                ),
             )
     if spec.extensions:
-        report_foreign(w, spec, ("slurm",), handled=(mixed,))
+        report_foreign(w, spec, ("slurm",), handled=(mixed,), script=True)
 
 
 def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
@@ -1338,6 +1345,8 @@ def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
         return []
     if spec.resources is not None and spec.resources.tasks is not None:
         return []
+    if spec.array is not None and spec.array.indices is not None:
+        return []  # sbatch refuses an array of heterogeneous jobs ("Invalid job array …")
     import bammmc
 
     chunks = pbs.mixed_chunks.split("+")

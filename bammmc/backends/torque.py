@@ -333,7 +333,10 @@ CAPABILITIES: Final = Capabilities(
         "spec.extensions.pbs.ompthreads_per_chunk": lost(
             "Torque has no threads per node", by_writer=True
         ),
-        "spec.extensions.pbs.mixed_chunks": EXACT,
+        "spec.extensions.pbs.mixed_chunks": exact(
+            "",
+            ("the other dialect's chunks in Torque's words, with what they cannot say", "W301"),
+        ),
         "spec.extensions.pbs.server": EXACT,
         "spec.extensions.pbs.select": lost(
             "`-l select=` is the other dialect's chunk request; Torque does not take it",

@@ -21,6 +21,9 @@ import msgspec
 
 from tests.conftest import ORACLES
 
+#: files a row's job finds in its submit directory: (name, text) pairs
+Files = tuple[tuple[str, str], ...]
+
 
 class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A job's allocation, job-wide. A field left None is not asked (the table) or not seen (a
@@ -169,12 +172,32 @@ def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
     return result
 
 
-def on_slurm(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
+def _beside(directory: str, files: Files) -> None:
+    """The row's own files (a program the job runs) in the submit directory, executable."""
+    for file_name, content in files:
+        path = Path(directory) / file_name
+        path.write_text(content)
+        path.chmod(0o755)
+
+
+def _where(directory: str, files: Files) -> list[str]:
+    """run-job's options: a fresh directory of its own (removed after), or, for a job with
+    files beside it, this one, where they are."""
+    return ["--chdir", directory] if files else ["--rm"]
+
+
+def _written(r: dict[str, Any], files: Files) -> tuple[str, ...]:
+    """The names of the files the job wrote, the row's own files aside."""
+    return tuple(sorted(set(r.get("files") or {}) - {file_name for file_name, _ in files}))
+
+
+def on_slurm(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, dict[str, Any]]:
     """Run ``text`` on the run-mode Slurm oracle: the allocation its controller recorded."""
     with tempfile.TemporaryDirectory(prefix="bammmc-behaviour-") as name:
         path = Path(name) / "job.sbatch"
         path.write_text(text)
-        cmd = ["python3", str(ORACLES / "slurm" / "run-job"), "--rm", str(path)]
+        _beside(name, files)
+        cmd = ["python3", str(ORACLES / "slurm" / "run-job"), *_where(name, files), str(path)]
         r = _run(cmd, env, Path(name))
     elements = r.get("elements") or []
     if not elements:
@@ -196,22 +219,24 @@ def on_slurm(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         walltime_s=seconds(rec["TimeLimit"]) if rec.get("TimeLimit") else None,
         array=_indices(elements, indices, r.get("files") or {}) if "ArrayJobId" in rec else None,
         throttle=int(throttle) if throttle and throttle != "0" else None,
-        outputs=tuple(sorted(r.get("files") or {})),
+        outputs=_written(r, files),
         job_ids=tuple(sorted(ids)),
         ok=r["state"] == "COMPLETED",
     ), r
 
 
-def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
+def on_sge(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, dict[str, Any]]:
     """Run ``text`` on the Grid Engine oracle: slots from the accounting, the requests per slot
     from the qmaster's record, the files the job wrote in the submit directory."""
     with tempfile.TemporaryDirectory(prefix="bammmc-behaviour-") as name:
         path = Path(name) / "job.sge"
         path.write_text(text)
+        _beside(name, files)
         record = _run([str(ORACLES / "sge" / "qsub-inspect"), str(path)], env, Path(name))
         if not record.get("accepted"):
             return Alloc(ok=False), record
-        r = _run([str(ORACLES / "sge" / "run-job"), "--rm", str(path)], env, Path(name))
+        run = [str(ORACLES / "sge" / "run-job"), *_where(name, files), str(path)]
+        r = _run(run, env, Path(name))
     job = record["job"]
     elements = r.get("elements") or []
     slots = max((e.get("slots") or 0 for e in elements), default=0) or None
@@ -227,7 +252,7 @@ def on_sge(text: str, env: dict[str, str]) -> tuple[Alloc, dict[str, Any]]:
         if array
         else None,
         throttle=(array or {}).get("concurrency") or None,
-        outputs=tuple(sorted(r.get("files") or {})),
+        outputs=_written(r, files),
         job_ids=(str(r.get("job_id")),),
         ok=bool(r.get("ok")),
     ), r

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tests.behaviour.observe import PARSED, RUN, Alloc
+from tests.behaviour.observe import PARSED, RUN, Alloc, Files
 
 #: the targets a converted job runs on here, then those whose own parser reads it
 #: (tests/behaviour/observe.py)
@@ -25,6 +25,7 @@ class Row:
     want: Alloc
     why: str  #: the documented rules that give ``want``
     fails: dict[str, str] = field(default_factory=dict)  #: target → why it fails today
+    files: Files = ()  #: files beside the job in its submit directory (a program it runs)
 
     def script(self) -> str:
         return self.text if self.text.endswith("\n") else self.text + "\n"
@@ -378,6 +379,15 @@ ROWS: tuple[Row, ...] = (
         ),
         "htcondor.md: queue 3 makes procs 0-2 of one cluster; $(Cluster) is the cluster id "
         "they share, $(Process) each one's number",
+    ),
+    Row(
+        "htcondor-executable-in-submit-dir",
+        "htcondor",
+        "executable = run.sh\narguments = hi\noutput = r.out\nqueue\n",
+        Alloc(tasks=1, outputs=("r.out",)),
+        "htcondor.md §3: `executable` is a path from the submit directory (condor_submit "
+        "refuses a name that is no file there), not a command looked up on PATH",
+        files=(("run.sh", '#!/bin/sh\necho ran "$1"\n'),),
     ),
     # ---------------------------------------------------------------- Flux (flux.md)
     Row(

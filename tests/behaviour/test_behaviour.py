@@ -19,6 +19,7 @@ from tests.behaviour.observe import (
     PARSED,
     RUN,
     Alloc,
+    Files,
     compare,
     on_flux_batch,
     on_htcondor,
@@ -41,7 +42,7 @@ RUN_CLUSTER = {
 
 
 @functools.cache
-def _runner(target: str) -> Callable[[str], tuple[Alloc, dict[str, Any]]]:
+def _runner(target: str) -> Callable[[str, Files], tuple[Alloc, dict[str, Any]]]:
     if target == "slurm":
         env = _start_slurm(RUN_CLUSTER)
         if isinstance(env, str):
@@ -49,11 +50,11 @@ def _runner(target: str) -> Callable[[str], tuple[Alloc, dict[str, Any]]]:
         import os
 
         full = {**os.environ, **env}
-        return lambda text: on_slurm(text, full)
+        return lambda text, files: on_slurm(text, full, files)
     sge = _start_sge()
     if isinstance(sge, str):
         pytest.skip(sge)
-    return lambda text: on_sge(text, sge)
+    return lambda text, files: on_sge(text, sge, files)
 
 
 def converted(row: Row, target: str) -> str | list[str]:
@@ -73,11 +74,13 @@ def _runs(target: str) -> dict[tuple[str, bool], tuple[Alloc, dict[str, Any], st
     jobs = {(r.id, False): converted(r, target) for r in ROWS}
     jobs |= {(r.id, True): r.script() for r in ROWS if r.fmt == target}
 
+    files = {r.id: r.files for r in ROWS}
+
     def one(key: tuple[str, bool]) -> tuple[Alloc, dict[str, Any], str]:
         text = jobs[key]
         if isinstance(text, list):
             return Alloc(ok=False), {"refused": text}, ""
-        got, raw = run(text)
+        got, raw = run(text, files[key[0]])
         return got, raw, text
 
     with ThreadPoolExecutor(4) as pool:
@@ -138,3 +141,47 @@ def test_the_table_is_what_the_real_scheduler_gives(row: Row) -> None:
     got, raw, text = _runs(row.fmt)[(row.id, True)]
     diff = compare(row.want, got, row.fmt)
     assert not diff, _explain(row, row.fmt, diff, text, raw)
+
+
+#: an HTCondor submit file whose elements each take an item of the `queue` statement
+#: (htcondor.md §3: `queue VAR in (…)` / `queue VARS from (…)`, one job per item, `$(VAR)` its
+#: value; `queue 2 …` makes two jobs of each item)
+QUEUE_ITEMS = {
+    "in": (
+        "executable = show.sh\narguments = \"'$(item)' --fast n=$(Process)\"\n"
+        "output = show.$(Process).out\nqueue item in (alpha, beta, gamma)\n",
+        {"alpha --fast n=0", "beta --fast n=1", "gamma --fast n=2"},
+    ),
+    "from": (
+        "executable = show.sh\narguments = $(name) x_$(size)_y\noutput = show.$(Process).out\n"
+        "queue name, size from (\n  small 1\n  large 10\n)\n",
+        {"small x_1_y", "large x_10_y"},
+    ),
+    "count": (
+        "executable = show.sh\narguments = $(item)\noutput = show.$(Process).out\n"
+        "queue 2 item in (a, b)\n",
+        {"a", "b"},
+    ),
+}
+
+
+@pytest.mark.parametrize("target", RUN)
+@pytest.mark.parametrize("case", sorted(QUEUE_ITEMS))
+def test_each_element_gets_its_htcondor_queue_items(case: str, target: str) -> None:
+    """Run for real: each element runs the submit directory's program with its own item."""
+    text, wanted = QUEUE_ITEMS[case]
+    files, diagnostics = bammmc.convert_files(text, "htcondor", target, filename="job")
+    assert files is not None, diagnostics
+    show = (("show.sh", '#!/bin/sh\necho "got $*"\n'),)
+    got, raw = _runner(target)(files[0][1], show)
+    assert got.ok, (files[0][1], raw)
+    said = [
+        line.removeprefix("got ")
+        for body in (raw.get("files") or {}).values()
+        for line in body.splitlines()
+        if line.startswith("got ")
+    ]
+    assert set(said) == wanted, (files[0][1], said)
+    assert len(said) == (4 if case == "count" else len(wanted)), said
+    queue = [d for d in diagnostics if d.field == "spec.extensions.htcondor.queue"]
+    assert [d.code for d in queue] == ["N003"], queue

@@ -8,6 +8,7 @@ one value (39), `+Attr` and `MY.Attr` are the same attribute, spelled as written
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -398,6 +399,76 @@ def test_diagnose(text: str, code: str, line: int | None, column: int | None) ->
         assert found[0].span is not None
         assert (found[0].span.line, found[0].span.column) == (line, column), found[0]
     assert found[0].help
+
+
+@pytest.mark.parametrize(
+    ("text", "program"),
+    [
+        # a file in the submit directory (htcondor.md §3), run from the job's directory
+        ("executable = run.sh", "./run.sh"),
+        ("executable = ./run.sh", "./run.sh"),
+        ("executable = bin/run.sh", "bin/run.sh"),
+        ("executable = /bin/echo", "/bin/echo"),
+        # relative to the submit directory, not to `initialdir`
+        ("executable = run.sh\ninitialdir = data/a", "../../run.sh"),
+        ("executable = bin/x\ninitialdir = ./data/", "../bin/x"),
+        # the writer's form of a command found on PATH
+        (
+            "executable = /usr/bin/env\narguments = hostname -s\ntransfer_executable = False",
+            "hostname",
+        ),
+        (
+            "executable = /usr/bin/env\narguments = -i x\ntransfer_executable = False",
+            "/usr/bin/env",
+        ),
+    ],
+)
+def test_executable_is_a_submit_directory_path(text: str, program: str) -> None:
+    job, diags = read(text + "\nqueue\n")
+    assert job is not None, diags
+    assert job["spec"]["execution"]["executable"] == program
+    assert not [d for d in diags if d.code == "W301"]
+
+
+def test_executable_beside_an_absolute_initialdir_is_reported() -> None:
+    _, diags = read("executable = run.sh\ninitialdir = /scratch/run\nqueue\n")
+    found = [d for d in diags if d.code == "W301"]
+    assert len(found) == 1 and found[0].span is not None, diags
+    assert (found[0].span.line, found[0].span.column) == (1, 14)
+    assert "relative to the submit directory" in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("execution", "lines"),
+    [
+        ({"executable": "./run.sh"}, ["executable = run.sh"]),
+        ({"executable": "../run.sh", "workingDir": "data"}, ["executable = run.sh"]),
+        (
+            {"executable": "hostname", "arguments": "-s"},
+            [
+                "executable = /usr/bin/env",
+                'arguments = "hostname -s"',
+                "transfer_executable = False",
+            ],
+        ),
+        ({"executable": "/bin/echo"}, ["executable = /bin/echo"]),
+    ],
+)
+def test_the_writer_names_the_program_from_the_submit_directory(
+    execution: dict[str, str], lines: list[str]
+) -> None:
+    job, _ = bammmc.parse(
+        json.dumps(
+            {"apiVersion": "bammm.io/v1alpha1", "kind": "Job", "spec": {"execution": execution}}
+        ),
+        "splat",
+    )
+    assert job is not None
+    out, _ = bammmc.emit(job, "htcondor")
+    assert out is not None and set(lines) <= set(out.splitlines()), out
+    again, _ = bammmc.parse(out, "htcondor")
+    assert again is not None and again.spec is not None and again.spec.execution is not None
+    assert again.spec.execution.executable == execution["executable"]
 
 
 def test_no_executable_is_an_error() -> None:

@@ -449,7 +449,7 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
     (
         "the image's submit command without an image is not written",
         {
-            "execution": {"executable": "x"},
+            "execution": {"executable": "./x"},
             "extensions": {"htcondor": {"image_command": "docker_image"}},
         },
         ["executable = x"],
@@ -761,7 +761,7 @@ def test_executable_job_is_one_file_with_new_syntax_arguments(condor_oracle: Any
 def test_normalized_variables_in_arguments_become_the_index(indices: str, macro: str) -> None:
     spec = {
         "execution": {
-            "executable": "app",
+            "executable": "/bin/app",
             "arguments": '--i="${BAMMM_ARRAY_INDEX}" ${BAMMM_JOB_ID}',
         },
         "array": {"indices": indices},
@@ -772,10 +772,10 @@ def test_normalized_variables_in_arguments_become_the_index(indices: str, macro:
 
 
 def test_shell_syntax_in_arguments_is_reported() -> None:
-    files, diags = run({"execution": {"executable": "app", "arguments": "$HOME/x *.dat"}})
+    files, diags = run({"execution": {"executable": "/bin/app", "arguments": "$HOME/x *.dat"}})
     assert 'arguments = "$HOME/x *.dat"' in lines(files)
     assert ("W301", "spec.execution.arguments") in found(diags)
-    _, diags = run({"execution": {"executable": "app", "arguments": "'unclosed"}})
+    _, diags = run({"execution": {"executable": "/bin/app", "arguments": "'unclosed"}})
     assert [d.code for d in diags] == ["E140"]
 
 
@@ -945,7 +945,7 @@ def test_macro_references_are_written_as_they_are(condor_oracle: Any) -> None:
     what they mean."""
     spec = {
         "execution": {
-            "executable": "run.sh",
+            "executable": "./run.sh",
             "arguments": "$(input) 'MEMORY:$$(memory)' $ENV(HOME)",
             "environment": {"vars": {"NAME": "$$(Name)", "SPACED": " $(x) "}},
         },

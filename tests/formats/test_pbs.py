@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import bammmc
+from bammmc import totals
 from bammmc.backends.splat import to_builtins
 from bammmc.diagnostics.model import Diagnostic
 from tests.formats.honest import losses
@@ -443,7 +444,8 @@ FROM_SLURM = [
     (
         "-n 4 --gres=gpu:2",
         ["#PBS -l select=4:ncpus=1:mpiprocs=1:ngpus=2"],
-        [("W301", "spec.resources.gpu.count"), ("W301", "spec.extensions.slurm.gres")],
+        # `--gres=gpu:2` is the GPU count's spelling: its approximation is the count's
+        [("W301", "spec.resources.gpu.count"), ("N003", "spec.extensions.slurm.gres")],
     ),
     # tasks on nodes Slurm picks: chunks of one task placed anywhere, said so (`place=free`,
     # PBS's default) so that the chunks read back as tasks, not nodes
@@ -1101,6 +1103,70 @@ def test_mixed_chunks_are_a_heterogeneous_slurm_job() -> None:
         SH + "#PBS -l select=2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2\n" + BODY, "pbs", "slurm"
     )
     assert out is not None and "hetjob" not in out and "--ntasks=10\n" in out
+
+
+#: chunks of several shapes, written by the other dialect's writer in its own words: PBS Pro
+#: converts Torque's `nodes=N:ppn=P` into `N:ncpus=P:mpiprocs=P` (pbs.md §2, `nodes` is
+#: "converted to select"), Torque's `ppn` counts processors and its `mem` is the job's total
+#: (torque.md), PBS Pro refuses a job-wide `mem` beside `select` (pbs.md §2)
+OTHER_DIALECT = [
+    (
+        "pbs",
+        "torque",
+        "select=1:ncpus=4:mem=8gb+2:ncpus=8:mpiprocs=8:mem=32gb",
+        ["#PBS -l nodes=1:ppn=4+2:ppn=8", "#PBS -l mem=72gb"],
+        ["the node file lists each node 4 times, not 1", "the job's total, `mem=72gb`"],
+    ),
+    (
+        "pbs",
+        "torque",
+        "select=1:ncpus=2:mpiprocs=2:ngpus=1+2:ncpus=4:mpiprocs=4",
+        ["#PBS -l nodes=1:ppn=2:gpus=1+2:ppn=4"],
+        [],
+    ),
+    (
+        "torque",
+        "pbs",
+        "nodes=2:ppn=8+1:ppn=4:gpus=2\n#PBS -l mem=20gb",
+        [
+            "#PBS -l select=2:ncpus=8:mpiprocs=8:mem=8388608kb"
+            "+1:ncpus=4:mpiprocs=4:ngpus=2:mem=4194304kb"
+        ],
+        ["divided among the chunks by their processors"],
+    ),
+    # a node property has no PBS Pro word: the first chunk alone, and W301 says so
+    (
+        "torque",
+        "pbs",
+        "nodes=2:blue:ppn=2+red:ppn=3",
+        ["#PBS -l select=2:ncpus=2:mpiprocs=2"],
+        ["only the first chunk shape (`2:blue:ppn=2`)"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "target", "chunks", "lines", "said"), OTHER_DIALECT)
+def test_mixed_chunks_are_written_in_the_target_dialect(
+    source: str, target: str, chunks: str, lines: list[str], said: list[str]
+) -> None:
+    text = SH + f"#PBS -l {chunks}\n" + BODY
+    out, diags = bammmc.convert(text, source, target)
+    assert out is not None, diags
+    for line in lines:
+        assert line in out.splitlines(), out
+    warned = " ".join(d.message for d in diags if d.code == "W301")
+    for words in said:
+        assert words in warned, warned
+    if len(said) == 0 and "blue" not in chunks:
+        assert not [d for d in diags if d.code.startswith("W3")], diags
+    # the totals are the source's (the W301s name only the node file's count)
+    job, _ = bammmc.parse(text, source)
+    back, _ = bammmc.parse(out, target)
+    assert job is not None and back is not None
+    before, after = totals.of(job), totals.of(back)
+    for quantity in ("nodes", "cpus", "gpus", "memory"):
+        if "blue" not in chunks:
+            assert before[quantity].key == after[quantity].key, (quantity, before, after)
 
 
 def test_memory_per_node_of_tasks_without_nodes() -> None:

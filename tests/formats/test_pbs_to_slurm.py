@@ -58,3 +58,22 @@ def test_mixed_chunks_of_one_task_shape_are_accepted_by_sbatch(
     assert [d.field for d in diags].count("spec.extensions.pbs.mixed_chunks") == 1
     accepted, message = big_sbatch_check(out, "-p", "batch")
     assert accepted, f"{message}\n{out}"
+
+
+@pytest.mark.oracle
+def test_an_array_of_mixed_chunks_is_no_heterogeneous_job(
+    big_sbatch_check: Callable[..., tuple[bool, str]],
+) -> None:
+    """sbatch refuses an array of heterogeneous jobs (the run-mode oracle: "Invalid job array
+    specification"): the array is kept, the first chunk is the job, and W301 names the rest."""
+    text = (
+        "#!/bin/bash\n#PBS -l select=1:ncpus=4:mem=8gb+2:ncpus=8:mpiprocs=8:mem=32gb\n"
+        "#PBS -J 0-3\necho $PBS_ARRAY_INDEX\n"
+    )
+    out, diags = bammmc.convert(text, "pbs", "slurm")
+    assert out is not None, diags
+    assert "#SBATCH hetjob" not in out and "#SBATCH --array=0-3" in out.splitlines(), out
+    found = [d for d in diags if d.field == "spec.extensions.pbs.mixed_chunks"]
+    assert [d.code for d in found] == ["W301"] and "no arrays of heterogeneous" in found[0].message
+    accepted, message = big_sbatch_check(out, "-p", "batch")
+    assert accepted, f"{message}\n{out}"

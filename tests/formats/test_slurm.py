@@ -128,6 +128,27 @@ READ = [
         "-N 1 -n 4 --mem=16G",
         spec(resources={"memoryPerTask": "4Gi"}),
     ),
+    # memory for each GPU the job gets (sbatch(1) --mem-per-gpu): scoped as the GPUs are
+    (
+        "mem-per-gpu with GPUs per task",
+        "-n 2 --gpus-per-task=2 --mem-per-gpu=8G",
+        spec(resources={"memoryPerTask": "16Gi"}),
+    ),
+    (
+        "mem-per-gpu with GPUs per node",
+        "-N 2 -n 4 --mem-per-gpu=4G --gpus-per-node=2",
+        spec(resources={"memoryPerTask": "8Gi/node"}),
+    ),
+    (
+        "mem-per-gpu with one task",
+        "-n 1 --gres=gpu:2 --mem-per-gpu=8G",
+        spec(resources={"memoryPerTask": "16Gi"}),
+    ),
+    (
+        "mem-per-gpu with GPUs per job",
+        "-n 2 --gpus=4 --mem-per-gpu=1G",
+        spec(resources={"memoryPerTask": "4Gi/job"}),
+    ),
     # GPUs and GRES keep their scope (pitfall 20)
     (
         "gres gpu is per node",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import io
 import math
 import re
 import shlex
@@ -28,7 +29,7 @@ import msgspec
 
 from bammmc.diagnostics.model import Reporter, Span
 from bammmc.diagnostics.suggest import did_you_mean
-from bammmc.facts.htcondor import DISCARDED
+from bammmc.facts.htcondor import DISCARDED, ENV_PROGRAM, path_command
 from bammmc.frontends.htcondor import (
     AUTOMATIC,
     EXPRESSION_COMMANDS,
@@ -374,6 +375,8 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
         except Invalid:
             continue
     _program_in_image(b, commands)
+    if not _command_on_path(b, commands):
+        _submit_relative_program(b, reporter)
     if "getenv" not in table and "getenv" not in {canonical(k) for k in table}:
         # HTCondor starts the job with an empty environment unless `getenv` says otherwise
         # (pitfall 35): say so, or a Slurm target would export everything by default
@@ -415,6 +418,68 @@ def _cluster(queue: Queue, b: _Builder, reporter: Reporter, indices: IndexSpec |
                 queue.span,
                 help="add `executable = PROGRAM` before the `queue` statement",
             )
+
+
+def _command_on_path(b: _Builder, commands: dict[str, str]) -> bool:
+    """`executable = /usr/bin/env` with `transfer_executable = False` and the command as the
+    first argument is the writer's form of a command found on the execute machine's `PATH`
+    (`executable: hostname`): read it so."""
+    ex = b.data.get("spec", {}).get("execution", {})
+    keys = {canonical(k): k for k in commands}
+    flag = keys.get("transfer_executable")
+    if (
+        flag is None
+        or commands[flag].strip().lower() not in FALSE
+        or ex.get("executable") != ENV_PROGRAM
+        or ex.get("container", {}).get("image")
+    ):
+        return False
+    stream = io.StringIO(ex.get("arguments") or "")
+    lexer = shlex.shlex(stream, posix=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    try:
+        word = lexer.get_token()
+        rest = stream.read().strip()
+    except ValueError:
+        return False
+    if word is None or not path_command(word):
+        return False
+    ex["executable"] = word
+    if rest:
+        ex["arguments"] = rest
+    else:
+        ex.pop("arguments", None)
+    del commands[flag]
+    return True
+
+
+def _submit_relative_program(b: _Builder, reporter: Reporter) -> None:
+    """`executable = run.sh` names a file in the submit directory, not a command to look up on
+    `PATH` (htcondor.md §3: relative to the submit directory, *not* to `initialdir`; condor_submit
+    refuses a name that is no file there). The job model's executable is run from the job's
+    working directory the way a shell runs a command word, so it is read as `./run.sh`, and
+    against a relative `initialdir` as the path from there back to the submit directory."""
+    program = b.get("spec.execution.executable")
+    initialdir = b.get("spec.execution.workingDir")
+    if not isinstance(program, str) or not program or program.startswith(("/", "~", "$")):
+        return
+    path = program if "/" in program else f"./{program}"
+    if isinstance(initialdir, str) and initialdir.strip():
+        parts = [part for part in initialdir.strip().split("/") if part not in ("", ".")]
+        if initialdir.startswith(("/", "~")) or "$" in initialdir or ".." in parts:
+            where = "spec.execution.executable"
+            span = b.source_map.value(f"{b.prefix}.{where}" if b.prefix else where)
+            reporter.report(
+                "W301",
+                f"`executable = {program}` is relative to the submit directory, but the job "
+                f"runs in `initialdir = {initialdir.strip()}`: the converted job looks for "
+                f"`{path}` there",
+                span,
+                help="write the executable's full path",
+            )
+        elif parts:
+            path = "../" * len(parts) + program.removeprefix("./")
+    b.data["spec"]["execution"]["executable"] = path
 
 
 def _program_in_image(b: _Builder, commands: dict[str, str]) -> None:

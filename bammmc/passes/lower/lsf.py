@@ -136,9 +136,7 @@ def lower(
             "E135",
             "`-nnodes` and `-n` cannot be combined",
             last["n"].span,
-            notes=(
-                "CSM clusters allocate whole nodes with `-nnodes` and refuse `-n` (pitfall 22)",
-            ),
+            notes=("CSM clusters allocate whole nodes with `-nnodes` and refuse `-n`",),
             help="keep `-nnodes` and remove `-n`",
         )
     for name, occ in last.items():

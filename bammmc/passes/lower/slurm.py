@@ -693,6 +693,16 @@ def _memory(opts: dict[str, Occurrence], b: _Builder) -> None:
     real jobs). Per-task memory, for other targets, is added where it is exact."""
     reporter = b.reporter
     res = b.get("spec.resources") or {}
+    per_gpu = b.get("spec.extensions.slurm.mem_per_gpu")
+    gpus = b.get("spec.resources.gpu.count")
+    if "mem-per-gpu" in opts and isinstance(per_gpu, Size) and isinstance(gpus, Count):
+        if per_gpu.bytes and gpus.amount.denominator == 1:
+            # memory for each GPU the job gets (sbatch(1)): per task, node or job as the GPUs
+            scope = gpus.scope if gpus.scope in ("node", "job") else None
+            if res.get("tasks") == 1 and res.get("nodes") in (None, 1):
+                scope = None  # one task: all of its node's or job's GPUs are its own
+            total = _size(per_gpu.bytes * int(gpus.amount), scope)
+            b.set("spec.resources.memoryPerTask", total, opts["mem-per-gpu"])
     cpus = res.get("cpusPerTask")
     cpus_n = int(cpus.cores) if cpus is not None else 1
     if "mem-per-cpu" in opts and "mem" not in opts:
