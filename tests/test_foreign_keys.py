@@ -28,7 +28,10 @@ SLURM_TO_PBS = [
     ("--mem=8G -N 2 -n 3", "spec.extensions.slurm.mem", "N003"),
     ("--comment=hello", "spec.extensions.slurm.comment", "W201"),
     ("--nodes=2-4", "spec.extensions.slurm.nodes", "W301"),
-    ("--gres=gpu:2", "spec.extensions.slurm.gres", "W301"),
+    # GPUs only: the GPU fields' spelling; what PBS cannot say is the count's own W301
+    ("--gres=gpu:2", "spec.extensions.slurm.gres", "N003"),
+    # another generic resource beside them is more than the GPU fields hold
+    ("--gres=gpu:2,nvme:1", "spec.extensions.slurm.gres", "W301"),
 ]
 
 
