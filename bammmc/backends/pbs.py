@@ -43,7 +43,7 @@ from bammmc.backends.container import (
 )
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
-from bammmc.facts.pbs import default_path
+from bammmc.facts.pbs import default_path, torque_chunks
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
@@ -1669,13 +1669,6 @@ _CHUNK_FIELDS: Final = {
     "cpusPerTask": "cpus_per_task",
     "memoryPerTask": "memory_per_task",
 }
-
-
-def torque_chunks(text: str) -> bool:
-    """Whether chunks are in Torque's words: `ppn=`, or a node property (a word without `=`)."""
-    return "ppn=" in text or any(
-        "=" not in part for chunk in text.split("+") for part in chunk.split(":")[1:]
-    )
 
 
 def other_dialect_chunks(

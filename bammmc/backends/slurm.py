@@ -1348,11 +1348,10 @@ def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
     if spec.array is not None and spec.array.indices is not None:
         return []  # sbatch refuses an array of heterogeneous jobs ("Invalid job array …")
     import bammmc
+    from bammmc.facts.pbs import torque_chunks
 
     chunks = pbs.mixed_chunks.split("+")
-    torque = "ppn=" in pbs.mixed_chunks or any(
-        "=" not in part for chunk in chunks for part in chunk.split(":")[1:]
-    )
+    torque = torque_chunks(pbs.mixed_chunks)
     out = []
     for chunk in chunks[1:]:
         text = f"#!/bin/bash\n#PBS -l {'nodes' if torque else 'select'}={chunk}\n"

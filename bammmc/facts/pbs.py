@@ -34,3 +34,15 @@ def size_bytes(text: str) -> int | None:
         return None
     scale = SIZE_MULTIPLIERS[match.group(2).lower()] * (8 if match.group(3).lower() == "w" else 1)
     return int(match.group(1)) * scale
+
+
+def torque_chunks(text: str) -> bool:
+    """Whether chunks are in Torque's words: `ppn=`, or a node property (a word without `=`)
+    (torque.md: `nodes=2:blue:ppn=2+red:ppn=3`).
+
+    >>> torque_chunks("2:ppn=8+1:ppn=4"), torque_chunks("1:ncpus=4+2:ncpus=8")
+    (True, False)
+    """
+    return "ppn=" in text or any(
+        "=" not in part for chunk in text.split("+") for part in chunk.split(":")[1:]
+    )
