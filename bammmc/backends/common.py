@@ -397,6 +397,17 @@ def _report_items(writer: _Reports, spec: Spec, script: bool) -> None:
         )
 
 
+#: the portable field each HTCondor command of `extensions.htcondor.kept_macros` is read into
+_MACRO_FIELDS: Final = {
+    "arguments": "execution.arguments",
+    "executable": "execution.executable",
+    "output": "output.stdout",
+    "error": "output.stderr",
+    "input": "execution.stdin",
+    "initialdir": "execution.workingDir",
+}
+
+
 def _report_macros(writer: _Reports, spec: Spec) -> None:
     """The commands whose HTCondor macros (`$(name)` condor_submit fills in) the reader kept
     as written: text elsewhere (the queue items are reported with the queue)."""
@@ -406,6 +417,15 @@ def _report_macros(writer: _Reports, spec: Spec) -> None:
     used = {m.lower() for m in re.findall(r"\$\((\w+)\)", arguments)}
     if "arguments" in kept and used and used <= items:
         kept.remove("arguments")  # only queue items: their report says what becomes of them
+    # a command whose value, as read, holds no macro any more (`$(Process)` became the index)
+    left = [k for k in kept if "$(" in str(_get(spec, _MACRO_FIELDS.get(k, "")) or "$(")]
+    if not left and kept:
+        writer.noted(
+            "spec.extensions.htcondor.kept_macros",
+            "the macros of " + ", ".join(f"`{k}`" for k in kept) + " are written in this "
+            "scheduler's own words",
+        )
+    kept = left
     if kept:
         names = ", ".join(f"`{k}`" for k in kept)
         writer.lost(
