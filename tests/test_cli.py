@@ -478,9 +478,11 @@ def test_library_returns_every_file() -> None:
 
     files, _ = bammmc.convert_files(SBATCH, "slurm", "htcondor", stem="run")
     assert files is not None and [s for s, _ in files] == ["", ".sh"]
-    assert files[0][1] == "executable = run.sh\nbatch_name = two\nqueue\n"
+    # sbatch's own output file (no `-o`), which HTCondor would otherwise discard
+    out = "output = slurm-$(Cluster).out\nerror = slurm-$(Cluster).out\n"
+    assert files[0][1] == f"executable = run.sh\nbatch_name = two\n{out}queue\n"
     text, _ = bammmc.convert(SBATCH, "slurm", "htcondor")
-    assert text == "executable = job.sh\nbatch_name = two\nqueue\n"
+    assert text == f"executable = job.sh\nbatch_name = two\n{out}queue\n"
 
 
 def test_notes_are_shown_with_verbose_only() -> None:
@@ -488,13 +490,13 @@ def test_notes_are_shown_with_verbose_only() -> None:
     `-v`, and otherwise one line counts it after the other diagnostics; a conversion with
     nothing else to say prints nothing; JSON always holds it (issue 19 item 8)."""
     args = ["--from", "slurm", "--to", "pbs", "-"]
-    lossy = "#!/bin/bash\n#SBATCH --mem=8G --comment=hello\necho $SLURM_JOB_ID\n"
+    lossy = "#!/bin/bash\n#SBATCH --mem=8G --comment=hello -o out\necho $SLURM_JOB_ID\n"
     quiet = CliRunner().invoke(main, args, input=lossy)
     assert "note[N003]" not in quiet.stderr and "warning[W201]" in quiet.stderr
     assert quiet.stderr.endswith("\n2 notes not shown (`-v` shows them)\n")
     loud = CliRunner().invoke(main, [*args, "-v"], input=lossy)
     assert loud.stderr.count("note[N003]") == 2 and "not shown" not in loud.stderr
-    clean = "#!/bin/bash\n#SBATCH --gpus=2\necho $SLURM_JOB_ID\n"
+    clean = "#!/bin/bash\n#SBATCH --gpus=2 -o out\necho $SLURM_JOB_ID\n"
     silent = CliRunner().invoke(main, args, input=clean)
     assert silent.exit_code == 0 and silent.stderr == "", silent.stderr
     machine = CliRunner().invoke(main, [*args[:-1], "--diagnostics", "json", "-"], input=clean)

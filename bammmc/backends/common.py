@@ -286,7 +286,8 @@ def report_foreign(
     script (:func:`bammmc.backends.container.exec_line`), which can set HTCondor's queue items."""
     reporter = getattr(writer, "reporter", None)
     # a carrier this target loses has its own W2xx, which says what the source's form meant
-    dropped = {d.field for d in getattr(reporter, "diagnostics", ()) if d.code.startswith("W2")}
+    diagnostics = getattr(reporter, "diagnostics", ())
+    dropped = {d.field for d in diagnostics if d.code.startswith("W2")}
     for path, carried in foreign_keys(spec, own):
         if path in handled or (carried is not None and carried in dropped):
             continue
@@ -326,6 +327,9 @@ def report_foreign(
                 "CPUs, memory and GPUs are not asked for (a Slurm heterogeneous job holds "
                 "them all)",
             )
+        elif path in SLURM_PARTS and carried:
+            partly, part = SLURM_PARTS[path](spec)
+            (writer.approximated if partly else writer.noted)(path, part)
         elif path == "spec.extensions.htcondor.queue" and _get(spec, QUEUE_VARS):
             _report_items(writer, spec, script)
         elif path == "spec.extensions.htcondor.commands":
@@ -354,6 +358,66 @@ def report_foreign(
         else:
             writer.lost(path, f"it only means something to {scheduler}")
 
+
+def report_missed_mail(
+    writer: _Reports, scheduler: str, events: list[str], known: Any, also: str = ""
+) -> None:
+    """One warning for the mail events ``scheduler`` has no letter for (``known``) and for
+    ``also`` (how the written ones differ): lost when none of the job's events is written,
+    approximated when the others are."""
+    missed = [e for e in dict.fromkeys(events) if e not in known]
+    shown = ", ".join(f"`{e}`" for e in missed)
+    if missed and len(missed) == len(set(events)):
+        writer.lost("spec.notifications.events", f"{scheduler} has no mail on {shown}")
+    elif missed or also:
+        parts = [also] if also else []
+        if missed:
+            parts.append(f"{scheduler} has no mail on {shown}")
+        if not also:
+            parts[-1] += "; the job's other mail events are written"
+        writer.approximated("spec.notifications.events", "; ".join(parts))
+
+
+#: --mail-type words with no portable event (sbatch(1) --mail-type); `ALL` is the portable
+#: events plus INVALID_DEPEND and STAGE_OUT, a note
+_MAIL_WITHOUT_EVENT: Final = ("INVALID_DEPEND", "STAGE_OUT", "TIME_LIMIT", "ARRAY_TASKS")
+
+
+def _listed(words: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1]))) if words else ""
+
+
+def _mail_part(spec: Spec) -> tuple[bool, str]:
+    """What of `--mail-type` no event carries (`TIME_LIMIT`, `ARRAY_TASKS`): approximated; an
+    `ALL` whose events are all written is a note."""
+    words = [w.strip().upper() for w in str(_get(spec, "extensions.slurm.mail_type")).split(",")]
+    left = [f"`{w}`" for w in words if w in _MAIL_WITHOUT_EVENT]
+    events = [str(e).replace("_", " ") for e in _get(spec, "notifications.events") or []]
+    sent = f"at {_listed(events)} only" if events else "never"
+    if not left:
+        return False, f"`--mail-type=ALL` is read as its events ({_listed(events)})"
+    return True, f"`--mail-type` {_listed(left)} has no event here: mail is sent {sent}"
+
+
+def _nodes_part(spec: Spec) -> tuple[bool, str]:
+    """`--nodes=MIN-MAX`: only the minimum is a count other schedulers take."""
+    raw = str(_get(spec, "extensions.slurm.nodes"))
+    low = _get(spec, "resources.nodes")
+    if "-" not in raw:
+        return False, f"`--nodes={raw}` is written as {low} nodes"
+    return True, (
+        f"`--nodes={raw}` is a range, which has no counterpart here: the job is written "
+        f"from its minimum, {low} nodes, and never gets more"
+    )
+
+
+#: Slurm extension keys whose report names what exactly the portable fields leave out:
+#: (approximated, message); a message that is not approximated is a note
+SLURM_PARTS: Final[dict[str, Callable[[Spec], tuple[bool, str]]]] = {
+    "spec.extensions.slurm.mail_type": _mail_part,
+    "spec.extensions.slurm.nodes": _nodes_part,
+}
 
 #: the item variables of an HTCondor `queue VARS in|from …` (an extension key)
 QUEUE_VARS: Final = "extensions.htcondor.queue.vars"

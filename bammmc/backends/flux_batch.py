@@ -44,6 +44,7 @@ from bammmc.backends.container import refuser, script_body
 from bammmc.backends.flux_batch_options import ENV_NAME, IDSET, OPTIONS
 from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.flux import DEFAULT_OUTPUT
 from bammmc.frontends.flux_lang import (
     FluxDependency,
     FluxLangError,
@@ -976,7 +977,9 @@ def _output(w: FluxBatchWriter, spec: Spec) -> None:
     if out is None:
         return
     stdout = error = False
-    if out.stdout is not None:
+    if str(out.stdout) == DEFAULT_OUTPUT and (out.stderr is None or out.merge_stderr is False):
+        stdout = True  # flux batch's own name for it: nothing to write
+    elif out.stdout is not None:
         text = _template(w, out.stdout, "spec.output.stdout")
         if text is not None:
             w.opt("output", text, "spec.output.stdout")

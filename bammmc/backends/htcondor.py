@@ -50,6 +50,7 @@ from bammmc.backends.common import (
     refuse_separator,
     refuse_unreadable,
     report_foreign,
+    report_missed_mail,
     report_priority_rounding,
     report_separator,
     report_unsupported,
@@ -1720,21 +1721,16 @@ class HtcondorWriter(LossReports):
         elif events is not None:
             value = notification_for(events)
             covered = MAILED_ON[value]
-            missed = [e for e in dict.fromkeys(events) if e not in covered]
-            if missed:  # one warning for all of them
-                self.lost(
-                    "spec.notifications.events",
-                    f"HTCondor takes one `notification` value (`{value}` is written): "
-                    "no mail on " + ", ".join(f"`{e}`" for e in missed),
-                )
+            also = ""
             if set(events) & covered != NOTIFICATIONS[value]:
-                self.approximated(
-                    "spec.notifications.events",
+                also = (
                     f"`notification = {value}` mails on "
                     + ", ".join(f"`{e}`" for e in sorted(covered))
                     + ": it reads back as "
-                    + (", ".join(f"`{e}`" for e in sorted(NOTIFICATIONS[value])) or "no mail"),
+                    + (", ".join(f"`{e}`" for e in sorted(NOTIFICATIONS[value])) or "no mail")
                 )
+            # HTCondor takes one `notification` value: one warning for what it leaves out
+            report_missed_mail(self, f"`notification = {value}`", list(events), covered, also)
             self.cmd("notification", value, "spec.notifications.events")
         if note.email is not None:
             self.put("notify_user", note.email, "spec.notifications.email")

@@ -30,6 +30,7 @@ from bammmc.backends.common import (
     refuse_separator,
     refuse_unreadable,
     report_foreign,
+    report_missed_mail,
     report_priority_rounding,
     report_unsupported,
     spec_without_script,
@@ -333,6 +334,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.notifications.events": exact(
             "",
             ("LSF has no mail on `requeue`", "W201"),
+            ("LSF has no mail on `requeue`; the job's other mail events are written", "W301"),
             (
                 "`-N` mails at every end of the job, failures included: it reads back as `end`",
                 "W301",
@@ -1473,20 +1475,18 @@ class LsfWriter(LossReports):
         if note.email is not None:
             self.opt("u", note.email, "spec.notifications.email")
         events = note.events or []
+        also = ""
         if "begin" in events:
             self.opt("B", None, "spec.notifications.events")
         if "end" in events:
             self.opt("N", None, "spec.notifications.events")
             if "fail" in events:  # IBM: `-Ne` (exit only) conflicts with `-N`
-                self.approximated(
-                    "spec.notifications.events",
-                    "`-N` mails at every end of the job, failures included: it reads back as `end`",
+                also = (
+                    "`-N` mails at every end of the job, failures included: it reads back as `end`"
                 )
         elif "fail" in events:
             self.opt("Ne", None, "spec.notifications.events")
-        for event in events:
-            if event not in ("begin", "end", "fail"):
-                self.lost("spec.notifications.events", f"LSF has no mail on `{event}`")
+        report_missed_mail(self, "LSF", list(events), ("begin", "end", "fail"), also)
 
     def literal_path(self, name: str, value: str, pattern: re.Pattern[str], field: str) -> None:
         """`-cwd`/`-i` from a SPLAT path, which is literal: a `%J` in it would be filled in.

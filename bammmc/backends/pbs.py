@@ -29,6 +29,7 @@ from bammmc.backends.common import (
     refuse_separator,
     refuse_unreadable,
     report_foreign,
+    report_missed_mail,
     report_priority_rounding,
     report_separator,
     report_shadowed,
@@ -44,6 +45,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.pbs import default_path, torque_chunks
+from bammmc.facts.slurm import default_output
 from bammmc.ir.envvars import compatibility_block
 from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
@@ -354,6 +356,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.notifications.events": exact(
             "",
             ("PBS has no mail on `requeue`", "W201"),
+            ("PBS has no mail on `requeue`; the job's other mail events are written", "W301"),
             (
                 (
                     "the raw `extensions.pbs.mail_points` is written instead, and it "
@@ -1539,6 +1542,10 @@ class PbsWriter(LossReports):
         if name and not set(name) & set("/:^"):
             mapping["job_name"] = name  # the job's own name, known now: the same file
         missing = [v for v in template.variables() if v not in mapping]
+        if missing and str(template) in (default_output(False), default_output(True)):
+            # sbatch's own name where the job named none: qsub's own name here, alike
+            self.noted(field, f"sbatch's default name `{template}` is qsub's own here")
+            return
         if missing:
             shown = ", ".join(f"`{{{v}}}`" for v in missing)
             self.approximated(
@@ -1564,9 +1571,7 @@ class PbsWriter(LossReports):
             self.opt("m", self.ext.mail_points)
         elif note is not None and note.events is not None:
             letters = "".join(MAIL_LETTERS[e] for e in ("fail", "begin", "end") if e in note.events)
-            for e in note.events:
-                if e not in MAIL_LETTERS:
-                    self.lost("spec.notifications.events", f"PBS has no mail on `{e}`")
+            report_missed_mail(self, "PBS", list(note.events), MAIL_LETTERS)
             self.opt("m", letters or "n", "spec.notifications.events")
         if note is not None and note.email is not None:
             self.opt("M", note.email, "spec.notifications.email")

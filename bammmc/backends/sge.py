@@ -36,6 +36,7 @@ from bammmc.backends.common import (
     refuse_separator,
     refuse_unreadable,
     report_foreign,
+    report_missed_mail,
     report_shadowed,
     report_unsupported,
     separator_in,
@@ -536,6 +537,10 @@ CAPABILITIES: Final = Capabilities(
         "spec.notifications.events": exact(
             "",
             ("Grid Engine has no mail on `requeue`", "W201"),
+            (
+                "Grid Engine has no mail on `requeue`; the job's other mail events are written",
+                "W301",
+            ),
             (
                 (
                     "the raw `extensions.sge.mail_points` is written instead, and it "
@@ -1435,9 +1440,7 @@ class SgeWriter(LossReports):
             self.opt("m", points or "n", path="spec.extensions.sge.mail_points")
         elif events is not None:
             letters_text = "".join(MAIL_LETTERS[e] for e in ("begin", "end", "fail") if e in events)
-            for e in events:
-                if e not in MAIL_LETTERS:
-                    self.lost("spec.notifications.events", f"Grid Engine has no mail on `{e}`")
+            report_missed_mail(self, "Grid Engine", list(events), MAIL_LETTERS)
             self.opt("m", letters_text or "n", path="spec.notifications.events")
         if note is not None and note.email is not None:
             self.mail_list(note.email)

@@ -40,8 +40,9 @@ from bammmc.backends.slurm_options import (
 )
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.slurm import default_output
 from bammmc.ir.envvars import compatibility_block
-from bammmc.ir.job import Execution, Job, Resources, Schedule, SlurmExt, Spec
+from bammmc.ir.job import Execution, Job, Output, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Duration, Size, Template, human_size, is_digits
 
@@ -989,6 +990,8 @@ def _job_wide(w: _Writer, spec: Spec, ext: SlurmExt) -> None:
     out = spec.output
     if ext.output is not None:
         w.opt("output", ext.output)
+    elif out is not None and out.stdout is not None and _default_output(spec, out):
+        pass  # sbatch's own name for it: nothing to write
     elif out is not None and out.stdout is not None:
         w.opt(
             "output",
@@ -1361,6 +1364,18 @@ def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
             return []  # a chunk that is more than resources: the first chunk alone
         out.append(read.resources)
     return out
+
+
+def _default_output(spec: Spec, out: Output) -> bool:
+    """Whether the job's stdout is the file sbatch names by itself (`slurm-%j.out`, an array's
+    `slurm-%A_%a.out`), with stderr in it: no `--output` says the same."""
+
+    array = spec.array is not None and spec.array.indices is not None
+    return (
+        out.stdout is not None
+        and str(out.stdout) == default_output(array)
+        and (out.stderr is None or out.merge_stderr is False)
+    )
 
 
 def _time_limit(w: _Writer, d: Duration, path: str) -> str:

@@ -273,6 +273,7 @@ CAPABILITIES: Final = Capabilities(
         "spec.notifications.events": exact(
             "",
             ("PBS has no mail on `requeue`", "W201"),
+            ("PBS has no mail on `requeue`; the job's other mail events are written", "W301"),
             (
                 (
                     "the raw `extensions.pbs.mail_points` is written instead, and it "

@@ -50,6 +50,13 @@ INDEX = "echo index=$%s"
 ROWS: tuple[Row, ...] = (
     # ---------------------------------------------------------------- Slurm (slurm.md §2)
     Row(
+        "slurm-default-output",
+        "slurm",
+        _sh("#SBATCH -n 1 -t 5"),
+        Alloc(tasks=1, walltime_s=300, outputs=("slurm-N.out",)),
+        "sbatch(1) --output: without it both streams go to slurm-%j.out in the submit directory",
+    ),
+    Row(
         "slurm-tasks-cpus-mem-per-node",
         "slurm",
         _sh(

@@ -773,3 +773,25 @@ def test_the_submit_directory_is_where_flux_batch_starts_the_job() -> None:
     (empty,) = [d for d in diags if d.field == "spec.execution.script"]
     assert empty.code == "W301" and "`$PBS_O_WORKDIR` has no equivalent" in empty.message
     assert empty.span is not None and empty.span.line == 4  # where the script uses it
+
+
+#: flux batch's own output file where the job names none (flux-batch(1) --output: "the default
+#: is flux-{{id}}.out", stderr with it): other targets write that file, not their own default
+#: (bsub would mail the output, lsf.md §2.7; HTCondor would discard it)
+FLUX_DEFAULT_OUTPUT = [
+    ("slurm", "#SBATCH --output=flux-%j.out"),
+    ("lsf", '#BSUB -oo "flux-%J.out"'),
+    ("htcondor", "output = flux-$(Cluster).out"),
+    ("sge", "#$ -o flux-$JOB_ID.out"),
+]
+
+
+@pytest.mark.parametrize(("target", "line"), FLUX_DEFAULT_OUTPUT)
+def test_flux_batch_default_output_is_the_file_other_targets_write(target: str, line: str) -> None:
+    text = "#!/bin/bash\n#flux: -n1\nflux run hostname\n"
+    files, diags = bammmc.convert_files(text, "flux-batch", target, filename="job")
+    assert files is not None, diags
+    assert line in files[0][1].splitlines(), files[0][1]
+    # written back for flux batch, the default is left to it
+    out, _ = bammmc.convert(text, "flux-batch", "flux-batch")
+    assert out is not None and "--output" not in out, out

@@ -374,7 +374,7 @@ WRITE: list[tuple[str, dict[str, Any], list[str], set[tuple[str, str]]]] = [
         "mail on start and end",
         {"notifications": {"events": ["begin", "end"]}},
         ["notification = Complete"],
-        {("W201", "spec.notifications.events")},
+        {("W301", "spec.notifications.events")},
     ),
     (
         "a notification value condor_submit refuses is not written",

@@ -437,6 +437,37 @@ def test_hetjob_components() -> None:
     assert comps == [{"resources": {"nodes": 2, "cpusPerTask": 4}}]
 
 
+#: --mem carries into later het components that name none; --mem-per-cpu and -c do not
+#: (measured with the run-mode oracle: `-n 1 -c 4 --mem=1G`, `hetjob -n 1`, `hetjob -n 1
+#: --mem=2G`, `hetjob -n 1` gave MinMemoryNode 1G, 1G, 2G, 2G and CPUs/Task 4, 1, 1, 1;
+#: `--mem-per-cpu=3G` then `hetjob -n 1 -c 2` gave 1000M per CPU, the site default)
+HET_MEMORY = [
+    ("--mem=1G", "-n 1", [{"mem": "1Gi/node"}]),
+    (
+        "--mem=1G",
+        "-n 1\n#SBATCH hetjob\n#SBATCH -n 1 --mem=2G\n#SBATCH hetjob\n#SBATCH -n 1",
+        [{"mem": "1Gi/node"}, {"mem": "2Gi/node"}, {"mem": "2Gi/node"}],
+    ),
+    ("--mem-per-cpu=3G", "-n 1 -c 2", [{}]),
+]
+
+
+@pytest.mark.parametrize(("first", "rest", "slurm"), HET_MEMORY)
+def test_het_components_take_over_mem(first: str, rest: str, slurm: list[dict[str, str]]) -> None:
+    job, diags = read(SH + f"#SBATCH -n 1 -c 4 {first}\n#SBATCH hetjob\n#SBATCH {rest}\n" + BODY)
+    assert diags == [], diags
+    comps = job["spec"]["extensions"]["slurm"]["het_components"]
+    assert [{k: v for k, v in c.get("slurm", {}).items() if k == "mem"} for c in comps] == slurm
+
+
+def test_het_component_mem_per_cpu_after_a_carried_mem_is_refused() -> None:
+    # the real sbatch: "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive"
+    text = SH + "#SBATCH -n 2 --mem=2G\n#SBATCH hetjob\n#SBATCH -n 1 --mem-per-cpu=500M\n" + BODY
+    job, diags = read(text)
+    assert job is None and codes(diags) == ["E135"], diags
+    assert diags[0].span is not None and diags[0].span.line == 4
+
+
 def test_script_keeps_everything_but_directives() -> None:
     text = SH + "# a comment\n#SBATCH -J a\n\n#SBATCH -N 1\nmodule load x\n" + BODY
     job, _ = read(text)
@@ -1054,3 +1085,32 @@ def test_an_export_value_with_a_comma_reads_back() -> None:
     assert job is not None and job.spec and job.spec.execution, diags
     env = job.spec.execution.environment
     assert env is not None and env.vars == {"A": "x,y", "B": 'a"b,c"d'}
+
+
+#: sbatch's own output file where the job names none (sbatch(1) --output: "slurm-%j.out",
+#: "slurm-%A_%a.out" for an array): other targets write that file, not their own default
+#: (bsub mails the output, lsf.md §2.7; HTCondor discards it; Grid Engine's is `<name>.o<id>`)
+DEFAULT_OUTPUT = [
+    ("", "lsf", '#BSUB -oo "slurm-%J.out"'),
+    ("", "htcondor", "output = slurm-$(Cluster).out"),
+    ("", "sge", "#$ -o slurm-$JOB_ID.out"),
+    ("#SBATCH --array=1-3\n", "sge", "#$ -o slurm-$JOB_ID_$TASK_ID.out"),
+    ("#SBATCH --array=1-3\n", "lsf", '#BSUB -oo "slurm-%J_%I.out"'),
+]
+
+
+@pytest.mark.parametrize(("lines", "target", "line"), DEFAULT_OUTPUT)
+def test_sbatch_default_output_is_the_file_other_targets_write(
+    lines: str, target: str, line: str
+) -> None:
+    text = "#!/bin/bash\n" + lines + "#SBATCH -n 1\necho ok\n"
+    files, diags = bammmc.convert_files(text, "slurm", target, filename="job")
+    assert files is not None, diags
+    assert line in files[0][1].splitlines(), files[0][1]
+    assert not [d for d in diags if d.field and d.field.startswith("spec.output")], diags
+    # written back for Slurm, the default is left to sbatch; PBS has its own, with a note
+    out, more = bammmc.convert(text, "slurm", "slurm")
+    assert out is not None and "--output" not in out, out
+    out, more = bammmc.convert(text, "slurm", "pbs")
+    assert out is not None and "#PBS -o" not in out, out
+    assert [d.code for d in more if d.field == "spec.output.stdout"] == ["N003"], more

@@ -119,9 +119,17 @@ def test_written_job_reads_back(
         ),
     )
     job = Job(api_version=API_VERSION, kind="Job", metadata=Metadata(name=name), spec=spec)
+    from bammmc.frontends.flux_lang import mustache_clash
+
     reporter = Reporter()
     text, args = render(job, reporter)
-    assert not [d for d in reporter.diagnostics if d.is_error]
+    errors = [(d.code, d.field) for d in reporter.diagnostics if d.is_error]
+    if mustache_clash([("text", value)]) is not None:
+        # the job shell would read a tag in the value (flux-core src/shell/mustache.c), and
+        # Flux has no escape for `{{`: refused, not written changed
+        assert errors == [("E140", f"spec.execution.environment.vars.{var}")], errors
+        return
+    assert not errors
     ok, flux_args, error = flux_batch_oracle.parse(text)
     assert ok, (error, text)
     assert flux_args == args
@@ -137,10 +145,8 @@ def test_written_job_reads_back(
         if back.spec.extensions and back.spec.extensions.flux
         else {}
     )
-    if "{{" in value:
-        assert kept.get("env") == [f"{var}={value.replace('$', '$$')}"]
-    else:
-        assert env is not None and env.vars == {var: value}
+    # a value without a tag is its own text, `{{` included (flux-core passes it as itself)
+    assert env is not None and env.vars == {var: value}, kept
 
 
 @settings(

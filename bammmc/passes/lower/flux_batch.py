@@ -27,6 +27,7 @@ from bammmc.backends.flux_batch_options import (
     URGENCY_NAMES,
 )
 from bammmc.diagnostics.model import Reporter
+from bammmc.facts.flux import DEFAULT_OUTPUT
 from bammmc.frontends.flux_batch import FluxBatchScript, parser
 from bammmc.frontends.flux_lang import (
     FluxLangError,
@@ -112,6 +113,11 @@ def lower(
     if "error" not in last:
         # flux batch writes stderr with stdout unless --error names a file
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = True
+    if "output" not in last:
+        # the file flux batch names when --output names none: other targets write the same
+        # file (without a name LSF mails the output and HTCondor discards it)
+        output = b.data.setdefault("spec", {}).setdefault("output", {})
+        output["stdout"] = Template.parse(DEFAULT_OUTPUT)
     if sum(d.is_error for d in reporter.diagnostics) > errors_before or not script.ok:
         return None, source_map
     job = msgspec.convert(b.data, Job, dec_hook=_keep_values)

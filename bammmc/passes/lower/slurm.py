@@ -24,6 +24,7 @@ from bammmc.backends.slurm_options import (
     SLURM_SIGNALS,
 )
 from bammmc.diagnostics.model import Reporter, Span
+from bammmc.facts.slurm import default_output
 from bammmc.frontends.slurm import Occurrence, SlurmScript, parser
 from bammmc.ir.job import API_VERSION, Job
 from bammmc.ir.priority import (
@@ -152,7 +153,7 @@ def lower(
     errors_before = sum(d.is_error for d in reporter.diagnostics)
     top = _Builder(reporter, "", source_map, band=band)
     top.data = {"apiVersion": API_VERSION, "kind": "Job"}
-    _component(script.components[0], top, first=True)
+    mem = _component(script.components[0], top, first=True)
     if script.script:
         top.data.setdefault("spec", {}).setdefault("execution", {})["script"] = script.script
     comps = []
@@ -160,7 +161,7 @@ def lower(
         comp = _Builder(
             reporter, f"spec.extensions.slurm.het_components[{n - 1}]", source_map, band=band
         )
-        _component(occs, comp, first=False)
+        mem = _component(occs, comp, first=False, mem=mem)
         comps.append(_het_component(comp.data))
     if comps:
         spec = top.data.setdefault("spec", {})
@@ -329,10 +330,33 @@ def _int(occ: Occurrence, reporter: Reporter, minimum: int = 0) -> int:
     return whole(value, occ, reporter)
 
 
-def _component(occs: list[Occurrence], b: _Builder, *, first: bool) -> None:
+def _component(
+    occs: list[Occurrence], b: _Builder, *, first: bool, mem: Occurrence | None = None
+) -> Occurrence | None:
+    """Lower one het component; ``mem`` is the `--mem` in force before it, which sbatch carries
+    into a component that names none (the real Slurm: `--mem=1G`, then `hetjob` and `-n 1`,
+    gives both components 1G; `--mem-per-cpu` and `-c` are reset, as heterogeneous_jobs.html
+    says). Returns the `--mem` in force after it."""
     reporter = b.reporter
     opts = _last(occs, reporter)
     _conflicts(opts, reporter)
+    if mem is not None and "mem" not in opts:
+        per = next((opts[n] for n in ("mem-per-cpu", "mem-per-gpu") if n in opts), None)
+        if per is not None:
+            line = mem.span.line if mem.span is not None else "?"
+            reporter.report(
+                "E135",
+                f"`--{per.name}` conflicts with the `--mem` this het component takes over from "
+                f"the one before it (line {line})",
+                per.span,
+                notes=(
+                    "sbatch carries `--mem` into the next component and rejects the script: "
+                    "`--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive`",
+                ),
+                help=f"give this component `--mem` instead of `--{per.name}`",
+            )
+        else:
+            opts = {**opts, "mem": mem}
     other: dict[str, str] = {}
     for name, occ in opts.items():
         if not first and name in JOB_WIDE:
@@ -350,7 +374,13 @@ def _component(occs: list[Occurrence], b: _Builder, *, first: bool) -> None:
     if first and "error" not in opts:
         # sbatch writes stderr into the stdout file unless -e is given (pitfall 30)
         b.data.setdefault("spec", {}).setdefault("output", {})["mergeStderr"] = True
+    if first and "output" not in opts:
+        # the file sbatch names when --output names none: other targets write the same file
+        # (without a name LSF mails the output and HTCondor discards it)
+        default = Template.parse(default_output("array" in opts))
+        b.data.setdefault("spec", {}).setdefault("output", {})["stdout"] = default
     _memory(opts, b)
+    return opts.get("mem")
 
 
 def _conflicts(opts: dict[str, Occurrence], reporter: Reporter) -> None:
