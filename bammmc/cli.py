@@ -355,6 +355,21 @@ def _use_color(stream: TextIO, color: bool | None) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _summary(shown: Sequence[Any], hidden: int) -> str:
+    """`2 warnings, 1 note not shown (`-v` shows it)`: what was printed, as printed (alike
+    warnings merged), and the notes left out."""
+    counts = {"error": 0, "warning": 0, "note": 0}
+    for d in shown:
+        counts[d.severity] = counts.get(d.severity, 0) + 1
+    parts = [f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items() if n]
+    if hidden:
+        parts.append(
+            f"{hidden} note{'s' if hidden > 1 else ''} not shown "
+            f"(`-v` shows {'them' if hidden > 1 else 'it'})"
+        )
+    return ", ".join(parts)
+
+
 class _Printer:
     """Collects diagnostics and source texts, prints them once, in the chosen form; with a
     ``policy``, allowed diagnostics are dropped and promoted ones printed as errors."""
@@ -415,12 +430,8 @@ class _Printer:
                 human.print_color(shown, self.sources, self.stream)
             elif shown:
                 self.stream.write(human.render(shown, self.sources))
-            if hidden and shown:  # a clean conversion stays silent
-                self.stream.write(
-                    ("\n" if shown else "")
-                    + f"{hidden} note{'s' if hidden > 1 else ''} not shown (`-v` shows "
-                    f"{'them' if hidden > 1 else 'it'})\n"
-                )
+            if shown:  # one summary line; a clean conversion stays silent
+                self.stream.write("\n" + _summary(shown, hidden) + "\n")
             diags = shown
         if explained and self.diag_format != "sarif":
             from bammmc import explain

@@ -493,9 +493,11 @@ def test_notes_are_shown_with_verbose_only() -> None:
     lossy = "#!/bin/bash\n#SBATCH --mem=8G --comment=hello -o out\necho $SLURM_JOB_ID\n"
     quiet = CliRunner().invoke(main, args, input=lossy)
     assert "note[N003]" not in quiet.stderr and "warning[W201]" in quiet.stderr
-    assert quiet.stderr.endswith("\n2 notes not shown (`-v` shows them)\n")
+    # one summary line: what was printed, and the notes left out
+    assert quiet.stderr.endswith("\n1 warning, 2 notes not shown (`-v` shows them)\n")
     loud = CliRunner().invoke(main, [*args, "-v"], input=lossy)
     assert loud.stderr.count("note[N003]") == 2 and "not shown" not in loud.stderr
+    assert loud.stderr.endswith("\n1 warning, 2 notes\n")
     clean = "#!/bin/bash\n#SBATCH --gpus=2 -o out\necho $SLURM_JOB_ID\n"
     silent = CliRunner().invoke(main, args, input=clean)
     assert silent.exit_code == 0 and silent.stderr == "", silent.stderr
