@@ -1369,12 +1369,9 @@ def _chunk_components(spec: Spec, ext: SlurmExt | None) -> list[Resources]:
 def _default_output(spec: Spec, out: Output) -> bool:
     """Whether the job's stdout is the file sbatch names by itself (`slurm-%j.out`, an array's
     `slurm-%A_%a.out`), with stderr in it: no `--output` says the same."""
-
     array = spec.array is not None and spec.array.indices is not None
-    return (
-        out.stdout is not None
-        and str(out.stdout) == default_output(array)
-        and (out.stderr is None or out.merge_stderr is False)
+    return str(out.stdout) == default_output(array) and (
+        out.stderr is None or out.merge_stderr is False
     )
 
 
