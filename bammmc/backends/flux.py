@@ -41,7 +41,7 @@ from bammmc.frontends.flux_lang import (
     constraint_to_splat,
     mustache_clash,
 )
-from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.envvars import compatibility_block, job_shell
 from bammmc.ir.job import FluxExt, Job, Spec, new_job
 from bammmc.ir.paths import get_path, related, same_value, set_leaves
 from bammmc.ir.priority import to_native
@@ -802,7 +802,9 @@ class FluxWriter(LossReports):
             current = out.get("script")
             if current is None or current.get("data") != ex.script:
                 body = ex.script
-                block = compatibility_block(body, "flux", self.approximated, self.noted)
+                block = compatibility_block(
+                    body, "flux", self.approximated, self.noted, shell=job_shell(self.spec)
+                )
                 if block:
                     first, nl, rest = body.partition("\n")
                     body = first + nl + block + rest if first.startswith("#!") else block + body

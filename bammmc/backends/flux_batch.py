@@ -55,7 +55,7 @@ from bammmc.frontends.flux_lang import (
     from_splat,
     mustache_clash,
 )
-from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.envvars import compatibility_block, job_shell
 from bammmc.ir.job import FluxExt, Job, Spec
 from bammmc.ir.priority import from_native, to_native
 from bammmc.ir.values import Duration, Template
@@ -646,7 +646,12 @@ def render(
         # (flux/cli/base.py: `cwd=args.cwd if args.cwd is not None else os.getcwd()`)
         derived = {"submit_dir": ("$PWD", "the job starts in the submit directory")}
         same = frozenset({"submit_dir"})
-    body = compatibility_block(body, "flux-batch", w.approximated, w.noted, derived, same) + body
+    body = (
+        compatibility_block(
+            body, "flux-batch", w.approximated, w.noted, derived, same, shell=job_shell(spec)
+        )
+        + body
+    )
     return "\n".join(w.lines) + "\n" + body, w.args
 
 

@@ -61,7 +61,7 @@ from bammmc.capabilities import EXACT, Capabilities, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.htcondor import DISCARDED, ENV_PROGRAM, path_command
 from bammmc.frontends.htcondor import scan
-from bammmc.ir.envvars import compatibility_block, job_ad
+from bammmc.ir.envvars import compatibility_block, job_ad, job_shell
 from bammmc.ir.job import Execution, HtcondorExt, HtcondorQueue, Job, Output, Resources, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template, human_size
@@ -1069,7 +1069,12 @@ class HtcondorWriter(LossReports):
                 f"`#!{shell}` is added as its first line: HTCondor runs the script as a program",
             )
         block = compatibility_block(
-            body, "htcondor", self.approximated, self.noted, self.derived_variables()
+            body,
+            "htcondor",
+            self.approximated,
+            self.noted,
+            self.derived_variables(),
+            shell=job_shell(self.spec),
         )
         if block and self.attribute_index is not None and "BammmcArrayIndex" in block:
             self.needs_index_attribute = True

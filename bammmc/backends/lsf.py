@@ -44,7 +44,7 @@ from bammmc.backends.container import (
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.lsf import ID_LIKE
-from bammmc.ir.envvars import compatibility_block, shift_array_index
+from bammmc.ir.envvars import compatibility_block, job_shell, shift_array_index
 from bammmc.ir.job import Job, LsfComputeUnit, LsfExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Cpu, DateTime, Duration, Size, Template, Value
@@ -706,7 +706,9 @@ class LsfWriter(LossReports):
                 self.approximated,
                 refuser(self.reporter),
             )
-        block = compatibility_block(body, "lsf", self.approximated, self.noted)
+        block = compatibility_block(
+            body, "lsf", self.approximated, self.noted, shell=job_shell(self.spec)
+        )
         return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 
     def array_shift(self) -> int:

@@ -46,7 +46,7 @@ from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, 
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.pbs import default_path, torque_chunks
 from bammmc.facts.slurm import default_output
-from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.envvars import compatibility_block, job_shell
 from bammmc.ir.job import Environment, Job, PbsExt, Resources, Schedule, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Size, Template, human_size, is_digits
@@ -747,7 +747,12 @@ class PbsWriter(LossReports):
                 "qsub reads what follows `@` as a host and a `,` as the start of another shell",
             ):
                 self.opt("S", ex.shell, "spec.execution.shell")
-        body = compatibility_block(body, self.DIALECT, self.approximated, self.noted) + body
+        body = (
+            compatibility_block(
+                body, self.DIALECT, self.approximated, self.noted, shell=job_shell(self.spec)
+            )
+            + body
+        )
         if ex is not None and ex.working_dir is not None:
             if self.HAS_WORKDIR_OPTION:
                 self.opt("d", ex.working_dir, "spec.execution.workingDir")

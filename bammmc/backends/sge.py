@@ -24,7 +24,9 @@ import itertools
 import re
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
+
+import msgspec
 
 from bammmc.backends import OutputFile, WriteOptions
 from bammmc.backends.common import (
@@ -59,9 +61,10 @@ from bammmc.facts.sge import (
     default_path,
     is_pattern,
 )
-from bammmc.ir.envvars import compatibility_block, shift_array_index
+from bammmc.ir.envvars import compatibility_block, job_shell, shift_array_index
 from bammmc.ir.job import Gpu, Job, Output, Resources, Schedule, SgeExt, Spec
 from bammmc.ir.priority import from_native, to_native
+from bammmc.ir.shell import CSH
 from bammmc.ir.values import IndexSpec, Size, Template, human_size, is_digits
 
 #: qsub options and how many words of value each takes (submit(1), sge.md §3). ``-binding``
@@ -623,6 +626,19 @@ CAPABILITIES: Final = Capabilities(
 )
 
 
+def _read_with_shell(text: str) -> Any:
+    """The written script read back, with the shell its `-S` names even where that is its
+    `#!` line's own (which the reader leaves to the script)."""
+    job = read_own(text, "sge")
+    ex = job.spec.execution if job is not None and job.spec is not None else None
+    if ex is not None and ex.shell is None and ex.script and ex.script.startswith("#!"):
+        words = ex.script.partition("\n")[0][2:].split()
+        if words and f"#$ -S {words[0]}\n" in text:
+            ex = msgspec.structs.replace(ex, shell=words[0])
+            job = msgspec.structs.replace(job, spec=msgspec.structs.replace(job.spec, execution=ex))
+    return job
+
+
 class SgeWriter(LossReports):
     """Writes one qsub script."""
 
@@ -755,7 +771,7 @@ class SgeWriter(LossReports):
         text = header + body
         self.body_directives(header, body)
         if not refuse_unreadable(self.reporter, text, "sge", self.fields, "sge", "qsub"):
-            report_shadowed(self, self.job, "sge", lambda: read_own(text, "sge"), "Grid Engine")
+            report_shadowed(self, self.job, "sge", lambda: _read_with_shell(text), "Grid Engine")
         return [OutputFile(text)]
 
     def script(self) -> tuple[str, str, str]:
@@ -797,10 +813,41 @@ class SgeWriter(LossReports):
             self.opt("S", self.ext.shell, path="spec.extensions.sge.shell")
         elif ex is not None and ex.shell:
             self.host_path("S", ex.shell, "spec.execution.shell")
-        block = compatibility_block(body, "sge", self.approximated, self.noted)
+        elif shell_line:
+            self.shebang_shell(shell_line)
+        block = compatibility_block(
+            body, "sge", self.approximated, self.noted, shell=job_shell(self.spec)
+        )
         interpreter = shell_line[2:].split()[0].rsplit("/", 1)[-1] if shell_line[2:] else ""
         self.posix_body = interpreter in POSIX_SHELLS
         return shift_array_index(block, "sge", self.array_span()[3]), body, shell_line
+
+    def shebang_shell(self, shell_line: str) -> None:
+        """The `#!` line's shell as `-S`: Grid Engine runs a job script with `-S` or the
+        queue's shell, and does not read the `#!` line (`shell_start_mode posix_compliant`,
+        the default; the Grid Engine oracle ran a `#!/bin/csh` script with `/bin/sh`, which
+        stopped at its first `if (…)`). `#!/usr/bin/env NAME` is a shell's `/bin/NAME`."""
+        words = shell_line[2:].split()
+        if not words:
+            return
+        program, flags = words[0], words[1:]
+        if program.rsplit("/", 1)[-1] == "env" and flags:
+            name, flags = flags[0], flags[1:]
+            if name not in POSIX_SHELLS | CSH:
+                self.approximated(
+                    "spec.execution.script",
+                    f"Grid Engine runs the script with the queue's shell, not `{name}` of its "
+                    f"`{shell_line}` line: give `-S` the path of `{name}`",
+                )
+                return
+            program = f"/bin/{name}"
+        if flags:
+            self.approximated(
+                "spec.execution.script",
+                f"`{' '.join(flags)}` of `{shell_line}` is not passed: Grid Engine runs the "
+                f"script with `-S {program}`, which takes a path only",
+            )
+        self.host_path("S", program, "spec.execution.script")
 
     def body_directives(self, header: str, body: str) -> None:
         """qsub reads every `#$` line of the file, the script's own too (no stop at the first

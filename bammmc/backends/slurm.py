@@ -41,7 +41,7 @@ from bammmc.backends.slurm_options import (
 from bammmc.capabilities import EXACT, Capabilities, Capability, approx, exact, lost
 from bammmc.diagnostics.model import Reporter
 from bammmc.facts.slurm import default_output
-from bammmc.ir.envvars import compatibility_block
+from bammmc.ir.envvars import compatibility_block, job_shell
 from bammmc.ir.job import Execution, Job, Output, Resources, Schedule, SlurmExt, Spec
 from bammmc.ir.priority import to_native
 from bammmc.ir.values import Count, Duration, Size, Template, human_size, is_digits
@@ -580,7 +580,10 @@ def write(
     if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
-    script = compatibility_block(script, "slurm", w.approximated, w.noted) + script
+    script = (
+        compatibility_block(script, "slurm", w.approximated, w.noted, shell=job_shell(spec))
+        + script
+    )
     text = "\n".join(w.lines) + "\n" + script
     if not refuse_unreadable(w.reporter, text, "slurm", w.fields, "slurm", "sbatch"):
         report_shadowed(w, job, "slurm", lambda: read_own(text, "slurm"), "Slurm")

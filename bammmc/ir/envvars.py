@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from bammmc.diagnostics.model import Span
 
@@ -145,37 +145,32 @@ DERIVED_NOTES: Final[dict[str, str]] = {
     "in a scratch directory unless the file system is shared",
 }
 
-_REFERENCE = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
 MARKER: Final = "# bammmc: variables of the original scheduler, defined for this one\n"
 END_MARKER: Final = "# bammmc: end of variables\n"
 
 
 def references(text: str, file: str | None = None) -> dict[str, Span]:
-    """Where the script in ``text`` first uses each variable: ``$NAME`` or ``${NAME`` on a line
-    that is not a comment or a directive (those begin with `#`), as a span.
+    """Where the script in ``text`` first expands each variable, as its shell reads it
+    (:mod:`bammmc.ir.shell`: not in comments, single quotes or quoted here-documents).
 
-    >>> spans = references("#!/bin/bash\\n#PBS -N x\\ncd $PBS_O_WORKDIR\\n")
-    >>> s = spans["PBS_O_WORKDIR"]; (s.line, s.column, s.end_column)
-    (3, 4, 18)
+    >>> spans = references("#!/bin/bash\\n#PBS -N x\\ncd $PBS_O_WORKDIR # not '$PBS_JOBID'\\n")
+    >>> s = spans["PBS_O_WORKDIR"]; (s.line, s.column, s.end_column), list(spans)
+    ((3, 4, 18), ['PBS_O_WORKDIR'])
     """
+    from bammmc.ir.shell import references as expansions
+
     found: dict[str, Span] = {}
-    offset = 0
-    for number, line in enumerate(text.splitlines(keepends=True), 1):
-        if not line.lstrip().startswith("#"):
-            for match in _REFERENCE.finditer(line):
-                name = match.group(1)
-                if name not in found:
-                    end = match.end() + (1 if line[match.end() : match.end() + 1] == "}" else 0)
-                    found[name] = Span(
-                        file=file,
-                        line=number,
-                        column=match.start() + 1,
-                        end_line=number,
-                        end_column=end + 1,
-                        start=offset + match.start(),
-                        end=offset + end,
-                    )
-        offset += len(line)
+    for ref in expansions(text):
+        if ref.name not in found:
+            found[ref.name] = Span(
+                file=file,
+                line=ref.line,
+                column=ref.column,
+                end_line=ref.line,
+                end_column=ref.column + ref.end - ref.start,
+                start=ref.start,
+                end=ref.end,
+            )
     return found
 
 
@@ -200,8 +195,25 @@ def shift_array_index(block: str, target: str, shift: int) -> str:
         if scheduler != target:
             block = block.replace(
                 f'export {name}="${{{own}}}"', f'export {name}="$(({own} - {shift}))"'
-            )
+            ).replace(_csh_set(name, own), f"if ($?{own}) setenv {name} `expr ${own} - {shift}`")
     return block
+
+
+def _csh_set(name: str, own: str) -> str:
+    """A C shell's `export NAME="${OWN}"`: csh stops at an unset `$OWN` ("Undefined
+    variable"), so the definition asks first."""
+    return f'if ($?{own}) setenv {name} "${own}"'
+
+
+def job_shell(spec: Any) -> str | None:
+    """The shell that runs the job's script: the one it names (`-S`), or its `#!` line."""
+    ex = spec.execution if spec is not None else None
+    if ex is None:
+        return None
+    if ex.shell:
+        return str(ex.shell)
+    script = ex.script or ""
+    return script.split("\n", 1)[0] if script.startswith("#!") else None
 
 
 def compatibility_block(
@@ -211,6 +223,7 @@ def compatibility_block(
     noted: Callable[[str, str], None],
     derived: dict[str, tuple[str, str]] | None = None,
     same: frozenset[str] = frozenset(),
+    shell: str | None = None,
 ) -> str:
     """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
     A variable defined from the target's own is ``noted`` (N003: the same value), one built
@@ -220,7 +233,13 @@ def compatibility_block(
     ``derived`` holds the writer's own expressions for concepts that depend on the job
     (concept -> (shell expression, what it gives)); they win over the table's. A concept in
     ``same`` is the very value there (flux batch's `$PWD` at the start is the submit
-    directory): noted, not approximated."""
+    directory): noted, not approximated. ``shell`` is the job's shell or `#!` line
+    (:func:`job_shell`): a C shell gets `setenv` lines, and no definition that needs `$(…)`."""
+    from bammmc.ir.shell import is_csh
+    from bammmc.ir.shell import references as expansions
+
+    # a `#!` line is read as the script's first line; a path (`-S /bin/tcsh`) as the shell
+    csh = is_csh(shell or body) if not shell or shell.startswith("#!") else is_csh("", shell)
     derived_here = {
         **{
             c: (e, DERIVED_NOTES.get(c, "one line per node, not per task"))
@@ -228,7 +247,7 @@ def compatibility_block(
         },
         **(derived or {}),
     }
-    used = set(_REFERENCE.findall(body))
+    used = {ref.name for ref in expansions(body, "csh" if csh else None)}
     lines: list[str] = []
     done: set[str] = set()
     for concept, names in VARIABLES.items():
@@ -240,10 +259,22 @@ def compatibility_block(
             if name in (v for s, v in names.items() if s == target):
                 continue
             if own is not None:
-                lines.append(f'export {name}="${{{own}}}"')
+                lines.append(_csh_set(name, own) if csh else f'export {name}="${{{own}}}"')
                 noted(
                     "spec.execution.script",
                     f"`${name}` is defined from `${own}`",
+                )
+            elif concept in derived_here and csh and _needs_sh(derived_here[concept][0]):
+                approximated(
+                    "spec.execution.script",
+                    f"`${name}` has no equivalent in a C shell script here (it would be built "
+                    f"with a Bourne shell's `$(…)`): it is empty in the converted script",
+                )
+            elif concept in derived_here and csh:
+                expression, note = derived_here[concept]
+                lines.append(f'setenv {name} "{expression}"')
+                (noted if concept in same else approximated)(
+                    "spec.execution.script", f"`${name}` is defined as `{expression}`: {note}"
                 )
             elif concept in derived_here:
                 expression, note = derived_here[concept]
@@ -265,6 +296,11 @@ def compatibility_block(
     if not lines:
         return ""
     return MARKER + "\n".join(dict.fromkeys(lines)) + "\n" + END_MARKER
+
+
+def _needs_sh(expression: str) -> bool:
+    """Whether a definition's expression is Bourne shell only (`$(…)`, `${X:-d}`)."""
+    return "$(" in expression or ":-" in expression or "`" in expression
 
 
 def strip_compatibility_block(body: str) -> str:

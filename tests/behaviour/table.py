@@ -196,6 +196,23 @@ ROWS: tuple[Row, ...] = (
         },
     ),
     Row(
+        "pbs-csh-body",
+        "pbs",
+        "\n".join(
+            (
+                "#!/bin/csh",
+                "#PBS -N csh",
+                "#PBS -l select=1:ncpus=2",
+                "#PBS -o csh.out -j oe",
+                "cd $PBS_O_WORKDIR",
+                'echo "job $PBS_JOBID in $PBS_O_WORKDIR"',
+            )
+        ),
+        Alloc(tasks=1, cpus_per_task=2, outputs=("csh.out",)),
+        "pbs.md §2 (select); a csh script sets variables with `setenv`: an `export` line stops "
+        "it (`export: Command not found.`), and an unset `$PBS_O_WORKDIR` is an error in csh",
+    ),
+    Row(
         "pbs-array-step",
         "pbs",
         _sh(

@@ -23,6 +23,8 @@ from tests.formats.separators import emit as write_spec
 from tests.formats.test_slurm import spec, subset
 
 SH = "#!/bin/bash\n"
+#: the Grid Engine writer names the `#!` line's shell with `-S` (qsub does not read `#!`)
+DASH_S = "#$ -S /bin/bash\n"
 BODY = "cd $SGE_O_WORKDIR\n./app\n"
 
 
@@ -310,7 +312,7 @@ def test_writer_canonical_text() -> None:
     out, diags = bammmc.emit(job, "sge")
     assert diags == []
     assert out == (
-        SH + "#$ -N x\n#$ -l h_rt=02:30:00\n#$ -pe smp 8\n#$ -l h_vmem=2G\n#$ -t 1-10\n"
+        SH + DASH_S + "#$ -N x\n#$ -l h_rt=02:30:00\n#$ -pe smp 8\n#$ -l h_vmem=2G\n#$ -t 1-10\n"
         "#$ -j y\n" + BODY
     )
 
@@ -802,7 +804,7 @@ def test_writer_validates_extension_values(sge: str, code: str, field: str) -> N
     out, diags = emit_any("spec:\n  extensions:\n" + ext)
     assert [(d.code, d.field) for d in diags] == [(code, field)]
     # an error gives no text (issue #18); a W201 the text without the option
-    assert out is None if code[0] == "E" else out is not None and out.count("#$") == 1
+    assert out is None if code[0] == "E" else out is not None and out.count("#$") == 2  # -S and one
     assert out is None or "#$ -cwd\n" in out  # SPLAT's submit directory, nothing else
 
 
@@ -1116,7 +1118,7 @@ def test_default_file_names_reach_other_schedulers() -> None:
     out, diags = bammmc.convert(array, "sge", "pbs")
     assert out is not None and "#PBS -o" not in out and "#PBS -e" not in out
     assert not [d for d in diags if d.field and d.field.startswith("spec.output")]
-    assert bammmc.convert(array, "sge", "sge")[0] == array
+    assert bammmc.convert(array, "sge", "sge")[0] == array.replace(SH, SH + DASH_S)
     single = SH + "#$ -N g\n#$ -j y\n" + BODY
     out, _ = bammmc.convert(single, "sge", "slurm")
     assert out is not None and "--output=%x.o%j\n" in out and "--error" not in out

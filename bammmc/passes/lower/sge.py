@@ -822,7 +822,8 @@ def _soft_resources(items: list[tuple[str, str | None, Occurrence]], b: _Builder
 
 
 def _shell_and_shebang(occ: Occurrence, b: _Builder, script: str) -> None:
-    """qsub runs the script with `-S` (shell_start_mode posix_compliant), not its `#!` line."""
+    """qsub runs the script with `-S` (shell_start_mode posix_compliant), not its `#!` line.
+    A `-S` naming the `#!` line's own shell adds nothing and is not kept."""
     shell = b.get("spec.execution.shell")
     if shell is None or not script.startswith("#!"):
         return
@@ -832,6 +833,13 @@ def _shell_and_shebang(occ: Occurrence, b: _Builder, script: str) -> None:
     program = posixpath.basename(words[0])
     if program == "env" and len(words) > 1:
         program = posixpath.basename(words[1])
+        if len(words) == 2 and shell == f"/bin/{program}":
+            words = [shell]
+    if len(words) == 1 and words[0] == shell:
+        # `-S` says what the `#!` line says (as the Grid Engine writer writes it): the job's
+        # shell is its script's own, with nothing of `-S`'s to keep
+        del b.data["spec"]["execution"]["shell"]
+        return
     if program != posixpath.basename(shell):
         b.reporter.report(
             "W301",
