@@ -812,6 +812,14 @@ def _same_file(a: str, b: str) -> bool:
     show_default=True,
     help="How HPC targets run a container image.",
 )
+@click.option(
+    "--no-rewrite-body",
+    "rewrite_body",
+    flag_value=False,
+    default=True,
+    help="Keep the script's launcher lines (`srun`, `flux run` …) as written, and only report "
+    "the ones the target has no such launcher for.",
+)
 @_common
 def convert_cmd(
     input_path: str,
@@ -821,6 +829,7 @@ def convert_cmd(
     preserve: bool,
     force: bool,
     container_runtime: str,
+    rewrite_body: bool,
     src: str | None,
     diag_format: str,
     color: bool | None,
@@ -840,6 +849,7 @@ def convert_cmd(
             input_path,
             explain,
             container_runtime,
+            rewrite_body,
             src,
             diag_format,
             color,
@@ -896,6 +906,7 @@ def convert_cmd(
             c.source_map,
             site.write(
                 container_runtime=container_runtime,
+                rewrite_body=rewrite_body,
                 band=band,
                 script_stem=stem or "job",
                 flux_json=to_file and (output or "").lower().endswith(".json"),
@@ -989,6 +1000,7 @@ def _convert_all(
     input_path: str,
     explain: bool,
     container_runtime: str,
+    rewrite_body: bool,
     src: str | None,
     diag_format: str,
     color: bool | None,
@@ -1028,7 +1040,9 @@ def _convert_all(
                 target,
                 reporter,
                 c.source_map,
-                site.write(container_runtime=container_runtime, band=band),
+                site.write(
+                    container_runtime=container_runtime, rewrite_body=rewrite_body, band=band
+                ),
             )
             own = [*diagnostics, *reporter.diagnostics[before:]]
             if explain:

@@ -145,10 +145,22 @@ def rows(
 
     ``source`` is the input text (for the source text of each row), ``readback`` the target's
     output read back (for what the target got)."""
+    from bammmc.ir.launchers import rewritten
+
     verdicts: dict[str | None, tuple[str, str, str]] = {}  # field -> (status, code, message)
     #: how an exact field was written (N003): the reason of its row
     noted: dict[str, list[str]] = {}
+    out = []
     for d in diagnostics:
+        lines = rewritten(d.message) if d.field == "spec.execution.script" else None
+        if lines is not None:  # a launcher line of the body rewritten: the line after it
+            before, after, why = lines
+            status = "exact" if d.code == "N003" else "approximated"
+            row = _row(
+                target, job, d.field, status, d.code, why or None, d.span, source, file, after
+            )
+            out.append({**row, "source": row["source"] or before})
+            continue
         if d.code == "N003" and d.field:
             noted.setdefault(d.field, []).append(d.message)
         if d.code[:2] not in ("W2", "W3"):
@@ -159,7 +171,6 @@ def rows(
             verdicts[d.field] = (status, d.code, d.message)
     smap = compiled.source_map
     covered: set[str | None] = set()
-    out = []
     for path in _leaves(smap):
         status, code, reason = "exact", None, None
         for field, (v_status, v_code, v_message) in verdicts.items():

@@ -122,6 +122,7 @@ def compile_text(
             from bammmc.ir.envvars import references
 
             read.source_map.references = references(text, reporter.file)
+            read.source_map.text = text
         out.append(Compiled(job, read.source_map))
     return out
 
@@ -234,10 +235,13 @@ def emit_job(
         refuse_nul(job, fmt, own)
     for diag in own.diagnostics:
         if diag.span is None and diag.field == SCRIPT and source_map is not None:
-            # about one variable of the script: where the script first uses it
+            # about one launcher line of the script, or one variable: where the script has
+            # the line, or first uses the variable
             from bammmc.ir.envvars import reference_span
+            from bammmc.ir.launchers import command_span
 
-            span = reference_span(diag.message, source_map.references)
+            span = command_span(diag.message, source_map.text, reporter.file)
+            span = span or reference_span(diag.message, source_map.references)
             if span is not None:
                 diag = msgspec.structs.replace(diag, span=span)
         if diag.span is None and diag.field and source_map is not None:

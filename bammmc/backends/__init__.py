@@ -41,5 +41,7 @@ class WriteOptions:
     flux_json: bool = False
     #: embed what the target cannot express in a block it ignores (`--preserve`, preserve.py)
     preserve: bool = False
+    #: write the body's launcher lines for the target (`--no-rewrite-body`: only report them)
+    rewrite_body: bool = True
     #: the value of a Flux jobspec's `attributes.user.bammmc` (set by preserve.py only)
     preserve_block: Mapping[str, Any] | None = None

@@ -193,6 +193,28 @@ _SNAKE: Final = re.compile(r"(?<!^)(?=[A-Z])")
 SCRIPT: Final = "spec.execution.script"
 
 
+def rewrite_launchers(writer: Any, body: str, target: str, spec: Any) -> str:
+    """``body`` with its launcher lines (`srun`, `flux run` …) written for ``target``
+    (:mod:`bammmc.ir.launchers`), each rewrite, and each line kept, reported on the script.
+    `--no-rewrite-body` (``options.rewrite_body``) keeps every line and reports it."""
+    from bammmc.ir.envvars import job_shell
+    from bammmc.ir.launchers import rewrite
+
+    options = getattr(writer, "options", None)
+
+    def report(code: str, message: str, notes: tuple[str, ...]) -> None:
+        writer.reporter.report(
+            code,
+            message,
+            field=SCRIPT,
+            notes=notes,
+            help="check the converted script" if code.startswith("W") else None,
+        )
+
+    enabled = options.rewrite_body if options is not None else True
+    return rewrite(body, target, spec, report, shell=job_shell(spec), enabled=enabled)
+
+
 class LossReports:
     """A writer's `lost()` (W201) and `approximated()` (W301), worded for its target: one call
     per value the target loses or changes, naming the SPLAT field (STYLE.md §4)."""

@@ -31,6 +31,7 @@ from bammmc.backends.common import (
     report_separator,
     report_shadowed,
     report_unsupported,
+    rewrite_launchers,
 )
 from bammmc.backends.splat import dump_yaml
 from bammmc.capabilities import EXACT, Capabilities, approx, exact, lost
@@ -801,7 +802,7 @@ class FluxWriter(LossReports):
         if ex is not None and ex.script is not None:
             current = out.get("script")
             if current is None or current.get("data") != ex.script:
-                body = ex.script
+                body = rewrite_launchers(self, ex.script, "flux", self.spec)
                 block = compatibility_block(
                     body, "flux", self.approximated, self.noted, shell=job_shell(self.spec)
                 )

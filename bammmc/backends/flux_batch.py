@@ -39,6 +39,7 @@ from bammmc.backends.common import (
     report_separator,
     report_shadowed,
     report_unsupported,
+    rewrite_launchers,
 )
 from bammmc.backends.container import refuser, script_body
 from bammmc.backends.flux_batch_options import ENV_NAME, IDSET, OPTIONS
@@ -646,6 +647,7 @@ def render(
         # (flux/cli/base.py: `cwd=args.cwd if args.cwd is not None else os.getcwd()`)
         derived = {"submit_dir": ("$PWD", "the job starts in the submit directory")}
         same = frozenset({"submit_dir"})
+    body = rewrite_launchers(w, body, "flux-batch", spec)
     body = (
         compatibility_block(
             body, "flux-batch", w.approximated, w.noted, derived, same, shell=job_shell(spec)

@@ -54,6 +54,7 @@ from bammmc.backends.common import (
     report_priority_rounding,
     report_separator,
     report_unsupported,
+    rewrite_launchers,
     separator_in,
     shown_char,
 )
@@ -1068,6 +1069,7 @@ class HtcondorWriter(LossReports):
                 "spec.execution.script",
                 f"`#!{shell}` is added as its first line: HTCondor runs the script as a program",
             )
+        body = rewrite_launchers(self, body, "htcondor", self.spec)
         block = compatibility_block(
             body,
             "htcondor",

@@ -33,6 +33,7 @@ from bammmc.backends.common import (
     report_missed_mail,
     report_priority_rounding,
     report_unsupported,
+    rewrite_launchers,
     spec_without_script,
 )
 from bammmc.backends.container import (
@@ -706,6 +707,7 @@ class LsfWriter(LossReports):
                 self.approximated,
                 refuser(self.reporter),
             )
+        body = rewrite_launchers(self, body, "lsf", self.spec)
         block = compatibility_block(
             body, "lsf", self.approximated, self.noted, shell=job_shell(self.spec)
         )

@@ -34,6 +34,7 @@ from bammmc.backends.common import (
     report_separator,
     report_shadowed,
     report_unsupported,
+    rewrite_launchers,
     separator_in,
 )
 from bammmc.backends.container import (
@@ -747,6 +748,7 @@ class PbsWriter(LossReports):
                 "qsub reads what follows `@` as a host and a `,` as the start of another shell",
             ):
                 self.opt("S", ex.shell, "spec.execution.shell")
+        body = rewrite_launchers(self, body, self.DIALECT, self.spec)
         body = (
             compatibility_block(
                 body, self.DIALECT, self.approximated, self.noted, shell=job_shell(self.spec)

@@ -41,6 +41,7 @@ from bammmc.backends.common import (
     report_missed_mail,
     report_shadowed,
     report_unsupported,
+    rewrite_launchers,
     separator_in,
     shown_char,
     spec_without_script,
@@ -815,6 +816,7 @@ class SgeWriter(LossReports):
             self.host_path("S", ex.shell, "spec.execution.shell")
         elif shell_line:
             self.shebang_shell(shell_line)
+        body = rewrite_launchers(self, body, "sge", self.spec)
         block = compatibility_block(
             body, "sge", self.approximated, self.noted, shell=job_shell(self.spec)
         )

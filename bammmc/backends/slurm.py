@@ -26,6 +26,7 @@ from bammmc.backends.common import (
     report_separator,
     report_shadowed,
     report_unsupported,
+    rewrite_launchers,
     separator_in,
 )
 from bammmc.backends.container import refuser, script_body
@@ -580,6 +581,7 @@ def write(
     if "\r\n" in script:  # sbatch refuses DOS line ends outright (checked)
         script = script.replace("\r\n", "\n")
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
+    script = rewrite_launchers(w, script, "slurm", spec)
     script = (
         compatibility_block(script, "slurm", w.approximated, w.noted, shell=job_shell(spec))
         + script

@@ -235,11 +235,10 @@ def compatibility_block(
     ``same`` is the very value there (flux batch's `$PWD` at the start is the submit
     directory): noted, not approximated. ``shell`` is the job's shell or `#!` line
     (:func:`job_shell`): a C shell gets `setenv` lines, and no definition that needs `$(…)`."""
-    from bammmc.ir.shell import is_csh
+    from bammmc.ir.shell import job_runs_csh
     from bammmc.ir.shell import references as expansions
 
-    # a `#!` line is read as the script's first line; a path (`-S /bin/tcsh`) as the shell
-    csh = is_csh(shell or body) if not shell or shell.startswith("#!") else is_csh("", shell)
+    csh = job_runs_csh(body, shell)
     derived_here = {
         **{
             c: (e, DERIVED_NOTES.get(c, "one line per node, not per task"))

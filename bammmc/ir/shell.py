@@ -69,6 +69,18 @@ def is_csh(script: str, shell: str | None = None) -> bool:
     return interpreter(script, shell) in CSH
 
 
+def job_runs_csh(body: str, shell: str | None) -> bool:
+    """Whether a C shell runs a job's ``body``: ``shell`` is its `#!` line, or the path of the
+    shell it names (`-S /bin/tcsh`), or None (the body's own first line says).
+
+    >>> job_runs_csh("echo\\n", "#!/bin/csh -f"), job_runs_csh("echo\\n", "/bin/bash")
+    (True, False)
+    """
+    if not shell or shell.startswith("#!"):
+        return is_csh(shell or body)
+    return is_csh("", shell)
+
+
 def references(script: str, shell: str | None = None) -> list[Reference]:
     """Every variable expansion of ``script``, in order.
 
@@ -113,6 +125,8 @@ class Command:
     words: tuple[Word, ...]
     line: int
     column: int
+    #: the command as written, from its name to the end of its first line
+    line_text: str
 
     @property
     def name(self) -> str:
@@ -161,8 +175,11 @@ def _commands(node: Any, chars: _CharOffsets, found: list[Command], errors: set[
         ]
         line = node.start_point[0] + 1
         while words:
-            column = words[0].start - chars.line_start(words[0].start) + 1
-            found.append(Command(tuple(words), line, column))
+            start = words[0].start
+            end = chars.text.find("\n", start)
+            text = chars.text[start : end if end >= 0 else len(chars.text)]
+            column = start - chars.line_start(start) + 1
+            found.append(Command(tuple(words), line, column, text.rstrip("\r")))
             if words[0].text not in WRAPPERS:
                 break
             words = words[1:]

@@ -33,6 +33,8 @@ class SourceMap:
     #: the first use of each shell variable in the job's script (`$PBS_NODEFILE`, `${X}`), for
     #: a diagnostic about one (bammmc.ir.envvars.references)
     references: dict[str, Span] = field(default_factory=dict)
+    #: the text the job was read from, for a diagnostic about one of its script's lines
+    text: str = ""
 
     def add(self, path: str, key: Span | None, value: Span | None) -> None:
         if key is not None:

@@ -41,6 +41,9 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     elements: int | None = None
     throttle: int | None = None  #: elements at once
     outputs: tuple[str, ...] | None = None  #: files in the submit directory, job ids as `N`
+    #: the tasks a launcher line of the body started: the `rank` lines they printed (a row's
+    #: body `srun echo rank`, `mpiexec -n 8 echo rank`), in the files the job wrote
+    ranks: int | None = None
     ok: bool = True  #: every element ran and exited 0
     #: the ids the scheduler gave the job and its elements (a run's, never the table's); an
     #: output name is the table's `N` name when an id put where `N` is gives it
@@ -162,6 +165,16 @@ def _indices(
     return tuple(native)
 
 
+_RANK = re.compile(r"^rank$", re.M)
+
+
+def _ranks(r: dict[str, Any]) -> int:
+    """The `rank` lines the job's tasks printed, in its files or its elements' stdout."""
+    texts = [*(r.get("files") or {}).values()]
+    texts += [e.get("stdout") or "" for e in r.get("elements") or [] if not r.get("files")]
+    return sum(len(_RANK.findall(t)) for t in texts if isinstance(t, str))
+
+
 def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
     proc = subprocess.run(
         cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=180, check=False
@@ -220,6 +233,7 @@ def on_slurm(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, 
         array=_indices(elements, indices, r.get("files") or {}) if "ArrayJobId" in rec else None,
         throttle=int(throttle) if throttle and throttle != "0" else None,
         outputs=_written(r, files),
+        ranks=_ranks(r),
         job_ids=tuple(sorted(ids)),
         ok=r["state"] == "COMPLETED",
     ), r
@@ -253,6 +267,7 @@ def on_sge(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, di
         else None,
         throttle=(array or {}).get("concurrency") or None,
         outputs=_written(r, files),
+        ranks=_ranks(r),
         job_ids=(str(r.get("job_id")),),
         ok=bool(r.get("ok")),
     ), r

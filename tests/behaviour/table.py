@@ -45,6 +45,27 @@ ONE_MACHINE = (
 WHOLE_GPUS_PER_SLOT = "2 GPUs over 4 slots: Flux allocates whole GPUs per slot, 4 in all (W301)"
 #: the body of an array row: the index the element sees, read back by the observer
 INDEX = "echo index=$%s"
+#: where the Slurm oracle unpacks Debian's Open MPI (`SLURM_ORACLE_OPENMPI=1`, its README)
+OPENMPI = "/tmp/bammmc-slurm-run/openmpi"
+#: the site's MPI, as `module load openmpi` gives it, beside a launcher row's job: on the Grid
+#: Engine host the real Open MPI the Slurm oracle unpacked (its gridengine component reads
+#: `$PE_HOSTFILE`); a Slurm job's PATH has the oracle's own mpiexec already (probe-bin).
+#: Grid Engine starts the job's shell as a login shell, whose profile resets PATH: a site's
+#: module, like this file, is loaded by the script itself.
+MPI_ENV: Files = (
+    (
+        "mpi-env.sh",
+        f"""if [ -z "$SLURM_JOB_ID" ] && [ -r {OPENMPI}/env ]; then
+  . {OPENMPI}/env
+  PATH={OPENMPI}/bin:$PATH
+  LD_LIBRARY_PATH=$(cat {OPENMPI}/libpath)
+  export PATH LD_LIBRARY_PATH
+fi
+""",
+    ),
+)
+#: a launcher row's body: the site's MPI, then %s, a launcher line whose tasks print `rank`
+LAUNCH = ". ./mpi-env.sh\n%s echo rank"
 
 
 ROWS: tuple[Row, ...] = (
@@ -80,14 +101,13 @@ ROWS: tuple[Row, ...] = (
         _sh(
             "#SBATCH -N 2 --ntasks-per-node=4 -c 2 --mem=16G -t 10",
             "#SBATCH -o mpi-%j.out",
-            body="srun hostname",
+            body=LAUNCH % "srun",
         ),
-        Alloc(tasks=8, nodes=2, cpus_per_task=2, mem_mb=32 * G, outputs=("mpi-N.out",)),
-        "sbatch(1): -N 2 × --ntasks-per-node=4 tasks; --mem per node × 2; %j is the job id",
-        fails={
-            "htcondor": ONE_MACHINE,
-            "sge": "issue 20 (bodies): the script's `srun` does not exist on Grid Engine",
-        },
+        Alloc(tasks=8, nodes=2, cpus_per_task=2, mem_mb=32 * G, outputs=("mpi-N.out",), ranks=8),
+        "sbatch(1): -N 2 × --ntasks-per-node=4 tasks; --mem per node × 2; %j is the job id; "
+        "srun.1: a bare srun starts the job's tasks (SLURM_NTASKS)",
+        fails={"htcondor": ONE_MACHINE},
+        files=MPI_ENV,
     ),
     Row(
         "slurm-gres-gpu",

@@ -32,9 +32,11 @@ from tests.conftest import _start_sge, _start_slurm
 pytestmark = pytest.mark.oracle
 
 #: the run-mode cluster: its own state and ports beside the `--test-only` one (4 nodes × 16
-#: CPUs, 64000 MB and 4 GPUs each)
+#: CPUs, 64000 MB and 4 GPUs each); it also unpacks Debian's Open MPI, the launcher rows' site
+#: MPI on Grid Engine (table.MPI_ENV)
 RUN_CLUSTER = {
     "SLURM_ORACLE_RUN": "1",
+    "SLURM_ORACLE_OPENMPI": "1",
     "SLURM_ORACLE_DIR": "/tmp/bammmc-slurm-run",
     "SLURM_ORACLE_CTLD_PORT": "7817",
     "SLURM_ORACLE_SLURMD_PORT": "7818",
@@ -51,6 +53,7 @@ def _runner(target: str) -> Callable[[str, Files], tuple[Alloc, dict[str, Any]]]
 
         full = {**os.environ, **env}
         return lambda text, files: on_slurm(text, full, files)
+    _start_slurm(RUN_CLUSTER)  # for its Open MPI (the site MPI of launcher rows)
     sge = _start_sge()
     if isinstance(sge, str):
         pytest.skip(sge)

@@ -414,7 +414,9 @@ def test_slurm_to_flux_keeps_fields() -> None:
     node = doc["resources"][0]
     assert node["count"] == 2 and node["with"][0]["count"] == 4
     assert node["with"][0]["with"] == [{"type": "core", "count": 2}, {"type": "gpu", "count": 1}]
-    assert doc["attributes"]["system"]["files"]["script"]["data"].endswith("srun ./app\n")
+    assert doc["attributes"]["system"]["files"]["script"]["data"].endswith(
+        "flux run -n 8 -N 2 -c 2 -g 1 ./app\n"  # srun's geometry is the job's (srun.1)
+    )
 
 
 def test_losses_reported() -> None:

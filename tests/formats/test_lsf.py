@@ -419,7 +419,8 @@ def test_slurm_minutes_seconds_become_whole_minutes() -> None:
     """Slurm `--time=1:30` is 90 s: LSF has minutes only, so 2 minutes (pitfall 12, 15)."""
     out, diags = bammmc.convert(SH + "#SBATCH --time=1:30\nsrun x\n", "slurm", "lsf")
     assert out is not None and "#BSUB -W 0:02\n" in out
-    assert [d.code for d in diags] == ["W301"]
+    # and the one task's `srun x` is `x` (N003: one task needs no launcher)
+    assert [d.code for d in diags] == ["N003", "W301"] and out.endswith("\nx\n")
 
 
 def test_cpu_time_is_not_cpus_on_slurm() -> None:

@@ -385,6 +385,7 @@ def test_slurm_to_sge_tasks_and_dependencies() -> None:
         "#$ -l h_vmem=1G\n",
         "#$ -hold_jid 5,6\n",
         "#$ -o run_$JOB_ID.out\n",
+        "mpiexec -n 16 ./app\n",  # Grid Engine has no launcher: the MPI's, on the 16 slots
     ):
         assert line in out
     # afterok waits for any end in Grid Engine; --mem-per-cpu, kept as written in
@@ -393,6 +394,7 @@ def test_slurm_to_sge_tasks_and_dependencies() -> None:
         ("W301", "spec.dependencies[0]"),
         ("W301", "spec.dependencies[1]"),
         ("N003", "spec.extensions.slurm.mem_per_cpu"),
+        ("W301", "spec.execution.script"),
     }
 
 
