@@ -287,13 +287,12 @@ _LOOKUPS = frozenset({"command", "which", "type", "hash"})
 def _asked_for(found: list[Command]) -> set[str]:
     """The programs the body looks for itself before it runs them: it is written for
     schedulers that have them and for those that do not, and its lines of them are kept."""
-    return {
-        w.text
-        for c in found
-        if c.name in _LOOKUPS
-        for w in c.words[1:]
-        if not w.text.startswith("-")
-    }
+    asked: set[str] = set()
+    for c in found:
+        words = [w.text for w in c.words[1:]]
+        if c.name in _LOOKUPS and (c.name != "command" or words[:1] in (["-v"], ["-V"])):
+            asked.update(w for w in words if not w.startswith("-"))  # not `command srun ./a`
+    return asked
 
 
 def _target_words(call: Call, target: str, spec: Any) -> tuple[list[str], list[str]]:
