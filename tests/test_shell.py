@@ -78,12 +78,15 @@ def test_a_csh_script_gets_setenv(target: str, line: str) -> None:
 
 
 def test_a_csh_script_gets_no_definition_that_needs_a_bourne_shell() -> None:
-    # Slurm builds $NSLOTS as `$(( … ))`: not csh; it is named, not written
-    text = "#!/bin/csh\n#$ -pe smp 4\necho $NSLOTS\n"
-    out, diags = bammmc.convert(text, "sge", "slurm")
-    assert out is not None and "NSLOTS" not in out.split("echo", 1)[0], out
-    (diag,) = [d for d in diags if "NSLOTS" in d.message]
+    # Slurm builds a PBS node file with `$(mktemp …)`: not csh; it is named, not written
+    text = "#!/bin/csh\n#PBS -l select=1:ncpus=4\ncat $PBS_NODEFILE\n"
+    out, diags = bammmc.convert(text, "pbs", "slurm")
+    assert out is not None and "PBS_NODEFILE" not in out.split("cat", 1)[0], out
+    (diag,) = [d for d in diags if "PBS_NODEFILE" in d.message]
     assert diag.code == "W301" and "C shell" in diag.message
+    # a value the job decides is a csh `setenv` line
+    out, _ = bammmc.convert("#!/bin/csh\n#$ -pe smp 4\necho $NSLOTS\n", "sge", "slurm")
+    assert out is not None and "\nsetenv NSLOTS 4\n" in out, out
 
 
 #: Grid Engine runs a script with `-S` or the queue's shell, not its `#!` line (the oracle ran

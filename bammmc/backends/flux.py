@@ -804,7 +804,13 @@ class FluxWriter(LossReports):
             if current is None or current.get("data") != ex.script:
                 body = rewrite_launchers(self, ex.script, "flux", self.spec)
                 block = compatibility_block(
-                    body, "flux", self.approximated, self.noted, shell=job_shell(self.spec)
+                    body,
+                    "flux",
+                    self.approximated,
+                    self.noted,
+                    shell=job_shell(self.spec),
+                    spec=self.spec,
+                    arrays=False,
                 )
                 if block:
                     first, nl, rest = body.partition("\n")

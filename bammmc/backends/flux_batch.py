@@ -650,7 +650,15 @@ def render(
     body = rewrite_launchers(w, body, "flux-batch", spec)
     body = (
         compatibility_block(
-            body, "flux-batch", w.approximated, w.noted, derived, same, shell=job_shell(spec)
+            body,
+            "flux-batch",
+            w.approximated,
+            w.noted,
+            derived,
+            same,
+            shell=job_shell(spec),
+            spec=spec,
+            arrays=False,
         )
         + body
     )

@@ -1077,6 +1077,7 @@ class HtcondorWriter(LossReports):
             self.noted,
             self.derived_variables(),
             shell=job_shell(self.spec),
+            spec=self.spec,
         )
         if block and self.attribute_index is not None and "BammmcArrayIndex" in block:
             self.needs_index_attribute = True

@@ -709,7 +709,7 @@ class LsfWriter(LossReports):
             )
         body = rewrite_launchers(self, body, "lsf", self.spec)
         block = compatibility_block(
-            body, "lsf", self.approximated, self.noted, shell=job_shell(self.spec)
+            body, "lsf", self.approximated, self.noted, shell=job_shell(self.spec), spec=self.spec
         )
         return shift_array_index(block, "lsf", self.array_shift()) + body, shell_line
 

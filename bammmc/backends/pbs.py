@@ -751,7 +751,12 @@ class PbsWriter(LossReports):
         body = rewrite_launchers(self, body, self.DIALECT, self.spec)
         body = (
             compatibility_block(
-                body, self.DIALECT, self.approximated, self.noted, shell=job_shell(self.spec)
+                body,
+                self.DIALECT,
+                self.approximated,
+                self.noted,
+                shell=job_shell(self.spec),
+                spec=self.spec,
             )
             + body
         )

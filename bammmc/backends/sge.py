@@ -818,7 +818,7 @@ class SgeWriter(LossReports):
             self.shebang_shell(shell_line)
         body = rewrite_launchers(self, body, "sge", self.spec)
         block = compatibility_block(
-            body, "sge", self.approximated, self.noted, shell=job_shell(self.spec)
+            body, "sge", self.approximated, self.noted, shell=job_shell(self.spec), spec=self.spec
         )
         interpreter = shell_line[2:].split()[0].rsplit("/", 1)[-1] if shell_line[2:] else ""
         self.posix_body = interpreter in POSIX_SHELLS

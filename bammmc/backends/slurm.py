@@ -583,7 +583,9 @@ def write(
         w.approximated("spec.execution.script", "DOS line ends (CRLF) converted to LF")
     script = rewrite_launchers(w, script, "slurm", spec)
     script = (
-        compatibility_block(script, "slurm", w.approximated, w.noted, shell=job_shell(spec))
+        compatibility_block(
+            script, "slurm", w.approximated, w.noted, shell=job_shell(spec), spec=spec
+        )
         + script
     )
     text = "\n".join(w.lines) + "\n" + script

@@ -13,6 +13,7 @@ variables" sections; SPLAT's normalized `BAMMM_ARRAY_INDEX`).
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -87,6 +88,7 @@ VARIABLES: Final[dict[str, dict[str, str]]] = {
     "num_nodes": {
         "slurm": "SLURM_JOB_NUM_NODES",
         "torque": "PBS_NUM_NODES",
+        "sge": "NHOSTS",
         "flux-batch": "FLUX_JOB_NNODES",
         "flux": "FLUX_JOB_NNODES",
     },
@@ -124,7 +126,11 @@ DERIVED: Final[dict[str, dict[str, str]]] = {
         "submit_dir": job_ad("Iwd"),
         # one machine (a vanilla universe job): one line
         "nodefile": '$(f=$(mktemp); hostname > "$f"; echo "$f")',
+        "num_nodes": "1",
     },
+    # the distinct hosts of the host lists
+    "pbs": {"num_nodes": '$(sort -u "$PBS_NODEFILE" | wc -l)'},
+    "lsf": {"num_nodes": "$(echo $LSB_HOSTS | tr ' ' '\\n' | sort -u | wc -l)"},
     "slurm": {
         # one line per allocated node; PBS lists one line per MPI rank (mpiprocs)
         "nodefile": (
@@ -138,6 +144,7 @@ DERIVED: Final[dict[str, dict[str, str]]] = {
 #: What a derived definition gives, when it is not the node file's "one line per node".
 DERIVED_NOTES: Final[dict[str, str]] = {
     "nslots": "tasks × CPUs per task",
+    "num_nodes": "the distinct hosts of the job",
     "job_id": "read from the job ad (`ClusterId`)",
     "array_job_id": "read from the job ad (`ClusterId`)",
     "array_index": "read from the job ad (`ProcId`, 0-based)",
@@ -205,6 +212,90 @@ def _csh_set(name: str, own: str) -> str:
     return f'if ($?{own}) setenv {name} "${own}"'
 
 
+#: a rule's answer for a variable its scheduler would not set for the job
+UNSET: Final = ""
+
+
+def static_value(rule: str, spec: Any) -> str | None:
+    """The value the rule of :data:`bammmc.facts.variables.STATIC` gives for the job
+    (``UNSET`` when its scheduler leaves the variable unset for such a job), or None when the
+    job as written does not decide it (the nodes of tasks the scheduler places).
+
+    >>> from bammmc.ir.job import Array, Resources, Spec
+    >>> from bammmc.ir.values import Cpu, IndexSpec
+    >>> spec = Spec(resources=Resources(tasks=4, cpus_per_task=Cpu.parse(2)),
+    ...     array=Array(indices=IndexSpec.parse("1-9:4")))
+    >>> [static_value(r, spec) for r in ("ntasks", "cpus_per_task", "tasks_per_node",
+    ...     "nodes", "slots", "array_count", "array_max", "sge_step")]
+    ['4', '2', None, None, '8', '3', '9', '4']
+    """
+    from bammmc.ir.job import Resources
+
+    res = (spec.resources if spec is not None else None) or Resources()
+    tasks = res.task_count
+    cpus = res.cpus_per_task
+    whole_cpus = int(cpus.cores) if cpus is not None and cpus.whole else 1
+    arr = spec.array if spec is not None else None
+    indices = sorted(arr.indices) if arr is not None and arr.indices is not None else []
+    ranges: tuple[tuple[int, int, int], ...] = ()
+    if arr is not None and arr.indices is not None:
+        ranges = arr.indices.ranges
+    one_range = ranges[0] if len(ranges) == 1 else None
+    schedule = spec.schedule if spec is not None else None
+    if rule == "ntasks":
+        return str(tasks)
+    if rule == "cpus_per_task":
+        return str(whole_cpus) if cpus is None or cpus.whole else None
+    if rule == "tasks_per_node":
+        if res.tasks_per_node is not None:
+            return str(res.tasks_per_node)
+        if res.nodes is not None and tasks % res.nodes == 0:
+            return str(tasks // res.nodes)
+        return "1" if tasks == 1 else None
+    if rule == "nodes":
+        if res.nodes is not None:
+            return str(res.nodes)
+        return "1" if tasks == 1 or res.tasks_per_node is not None else None
+    if rule == "slots":
+        return str(tasks * whole_cpus) if cpus is None or cpus.whole else None
+    if rule == "slots_per_node":
+        nodes = res.nodes or 1
+        if tasks % nodes or (cpus is not None and not cpus.whole):
+            return None
+        return str(tasks // nodes * whole_cpus)
+    if rule == "chunk_cpus":
+        per_node = res.tasks_per_node or (-(-tasks // res.nodes) if res.nodes else 1)
+        return str(per_node * whole_cpus) if cpus is None or cpus.whole else None
+    if rule.startswith("array_"):
+        if not indices:
+            return UNSET
+        if rule == "array_count":
+            return str(len(set(indices)))
+        if rule == "array_min":
+            return str(indices[0])
+        if rule == "array_max":
+            return str(indices[-1])
+        # a list of indices (`1,3,8`) has step 1: the Slurm oracle's SLURM_ARRAY_TASK_STEP
+        return str(one_range[2]) if one_range is not None else "1"
+    if rule.startswith("sge_"):
+        if not indices:
+            return "undefined"
+        if one_range is None:
+            return None
+        first, last, step = one_range
+        last = first + (last - first) // step * step
+        return str({"sge_first": first, "sge_last": last, "sge_step": step}[rule])
+    if rule == "zero":
+        return "0"
+    if rule == "walltime_seconds":
+        wall = schedule.walltime if schedule is not None else None
+        return str(wall.seconds) if wall is not None and wall.seconds is not None else UNSET
+    if rule in ("account", "qos", "reservation"):
+        value = getattr(schedule, rule, None) if schedule is not None else None
+        return str(value) if value is not None else UNSET
+    raise ValueError(f"no rule {rule!r}")
+
+
 def job_shell(spec: Any) -> str | None:
     """The shell that runs the job's script: the one it names (`-S`), or its `#!` line."""
     ex = spec.execution if spec is not None else None
@@ -224,6 +315,8 @@ def compatibility_block(
     derived: dict[str, tuple[str, str]] | None = None,
     same: frozenset[str] = frozenset(),
     shell: str | None = None,
+    spec: Any = None,
+    arrays: bool = True,
 ) -> str:
     """`export FOREIGN="${OWN}"` lines for the other schedulers' variables the body uses.
     A variable defined from the target's own is ``noted`` (N003: the same value), one built
@@ -234,7 +327,10 @@ def compatibility_block(
     (concept -> (shell expression, what it gives)); they win over the table's. A concept in
     ``same`` is the very value there (flux batch's `$PWD` at the start is the submit
     directory): noted, not approximated. ``shell`` is the job's shell or `#!` line
-    (:func:`job_shell`): a C shell gets `setenv` lines, and no definition that needs `$(…)`."""
+    (:func:`job_shell`): a C shell gets `setenv` lines, and no definition that needs `$(…)`.
+    ``spec`` is the job: the values its resources decide (:func:`static_value`); a target that
+    writes no array (``arrays``: Flux copies a job with `--cc` at submission) defines no array
+    bounds from it."""
     from bammmc.ir.shell import job_runs_csh
     from bammmc.ir.shell import references as expansions
 
@@ -246,12 +342,16 @@ def compatibility_block(
         },
         **(derived or {}),
     }
-    used = {ref.name for ref in expansions(body, "csh" if csh else None)}
+    used = dict.fromkeys(ref.name for ref in expansions(body, "csh" if csh else None))
     lines: list[str] = []
-    done: set[str] = set()
+    done = _statics(used, target, spec, csh, lines, noted, arrays)
+    from bammmc.facts.variables import ALIASES
+
     for concept, names in VARIABLES.items():
         own = names.get(target)
-        for scheduler, name in names.items():
+        pairs = list(names.items())
+        pairs += [(s, a) for a, c in ALIASES.items() for s, n in names.items() if n == c]
+        for scheduler, name in pairs:
             if scheduler == target or name not in used or name == own or name in done:
                 continue
             done.add(name)
@@ -292,9 +392,119 @@ def compatibility_block(
                     "spec.execution.script",
                     f"`${name}` has no equivalent here: it is empty in the converted script",
                 )
+    _the_rest(body, used, done, target, csh, lines, noted, approximated)
     if not lines:
         return ""
     return MARKER + "\n".join(dict.fromkeys(lines)) + "\n" + END_MARKER
+
+
+def _own(target: str) -> frozenset[str]:
+    """The variables the target sets itself: its documented ones and its table entries."""
+    from bammmc.facts.variables import DOCUMENTED, FAMILY
+
+    names = {n[target] for n in VARIABLES.values() if target in n}
+    return DOCUMENTED.get(FAMILY.get(target, target), frozenset()) | names
+
+
+def _define(name: str, value: str, csh: bool) -> str:
+    if csh:
+        return f"setenv {name} {shlex.quote(value)}"
+    return f"export {name}={shlex.quote(value)}"
+
+
+def _statics(
+    used: dict[str, None],
+    target: str,
+    spec: Any,
+    csh: bool,
+    lines: list[str],
+    noted: Callable[[str, str], None],
+    arrays: bool,
+) -> set[str]:
+    """The lines for the foreign variables whose value the job as written decides
+    (:data:`bammmc.facts.variables.STATIC`): the names it handled."""
+    from bammmc.facts.variables import NAMES, RULES, STATIC
+
+    own = _own(target)
+    done: set[str] = set()
+    for name in used:
+        if name not in STATIC or name in own:
+            continue
+        scheduler, rule = STATIC[name]
+        if not arrays and rule.startswith(("array_", "sge_")):
+            continue  # each copy is one job: its bounds are reported, below
+        value = static_value(rule, spec)
+        if value is None:
+            continue  # the allocation decides: the target's own variable, below
+        done.add(name)
+        if value == UNSET:
+            noted(
+                "spec.execution.script",
+                f"`${name}` stays unset, as {NAMES[scheduler]} leaves it for this job",
+            )
+            continue
+        lines.append(_define(name, value, csh))
+        noted("spec.execution.script", f"`${name}` is defined as `{value}`: {RULES[rule]}")
+    return done
+
+
+def _the_rest(
+    body: str,
+    used: dict[str, None],
+    done: set[str],
+    target: str,
+    csh: bool,
+    lines: list[str],
+    noted: Callable[[str, str], None],
+    approximated: Callable[[str, str], None],
+) -> None:
+    """The foreign variables no table entry defined: the submit side's (`$PBS_O_HOME` is
+    `$HOME`), else reported: a documented variable with no equivalent, or one with a
+    scheduler's prefix that it does not document (and the body does not set)."""
+    from bammmc.facts.variables import ALIASES, ANYWHERE, COMMON, NAMES, PREFIXES, documented_by
+    from bammmc.ir.shell import assigned
+
+    own = _own(target)
+    handled = done | {name for names in VARIABLES.values() for name in names.values()}
+    handled |= {a for a, c in ALIASES.items() if c in handled}
+    own_prefixes = PREFIXES.get(target, ())
+    mine: set[str] | None = None
+    for name in used:
+        if name in handled or name in own or name in COMMON:
+            continue
+        if name in ANYWHERE and not (csh and _needs_sh(ANYWHERE[name])):
+            lines.append(
+                f'setenv {name} "{ANYWHERE[name]}"' if csh else f'export {name}="{ANYWHERE[name]}"'
+            )
+            noted("spec.execution.script", f"`${name}` is defined as `{ANYWHERE[name]}`")
+            continue
+        owner = documented_by(name)
+        if owner is None:
+            owner = next(
+                (
+                    s
+                    for s, prefixes in PREFIXES.items()
+                    if name.startswith(prefixes) and not name.startswith(own_prefixes)
+                ),
+                None,
+            )
+            if owner is None:
+                continue
+            mine = assigned(body, "csh" if csh else None) if mine is None else mine
+            if name in mine:
+                continue
+            approximated(
+                "spec.execution.script",
+                f"`${name}` is not a variable {NAMES[owner]} documents for jobs, and nothing "
+                "sets it here: it is empty in the converted script unless the environment "
+                "sets it",
+            )
+            continue
+        approximated(
+            "spec.execution.script",
+            f"`${name}` ({NAMES[owner]}'s) has no equivalent here: it is empty in the "
+            "converted script",
+        )
 
 
 def _needs_sh(expression: str) -> bool:

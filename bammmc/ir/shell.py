@@ -105,6 +105,39 @@ def references(script: str, shell: str | None = None) -> list[Reference]:
     return found
 
 
+def assigned(script: str, shell: str | None = None) -> set[str]:
+    """The variables ``script`` assigns itself (`X=1`, `export X=…`, `read X`, `for X in`),
+    as Bash reads it; a C shell's `set X`/`setenv X` read from the text.
+
+    >>> sorted(assigned("export A=1\\nB=2 run\\nfor C in 1; do read D; done\\necho $E\\n"))
+    ['A', 'B', 'C', 'D']
+    """
+    if is_csh(script, shell):
+        return set(_CSH_SET.findall(script))
+    tree = _parser().parse(_encode(script))
+    found: set[str] = set()
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_assignment" or node.type == "for_statement":
+            name = node.child_by_field_name("name") or node.child_by_field_name("variable")
+            if name is not None:
+                found.add(name.text.decode("utf-8", "surrogatepass"))
+        elif node.type == "command":
+            words = [c for c in node.children if c.type in ("command_name", "word")]
+            if words and words[0].text == b"read":
+                found.update(
+                    w.text.decode("utf-8", "surrogatepass")
+                    for w in words[1:]
+                    if _BARE.fullmatch(w.text)
+                )
+        stack.extend(node.children)
+    return found
+
+
+_CSH_SET = re.compile(r"^\s*(?:set|setenv)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
 @dataclass(frozen=True)
 class Word:
     """One word of a command as written (quotes and expansions kept), character offsets."""

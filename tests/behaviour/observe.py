@@ -44,6 +44,9 @@ class Alloc(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     #: the tasks a launcher line of the body started: the `rank` lines they printed (a row's
     #: body `srun echo rank`, `mpiexec -n 8 echo rank`), in the files the job wrote
     ranks: int | None = None
+    #: the `var NAME=VALUE` lines the body printed (a row's probe of its scheduler's
+    #: variables), each distinct line once, sorted: every element prints the same
+    printed: tuple[str, ...] | None = None
     ok: bool = True  #: every element ran and exited 0
     #: the ids the scheduler gave the job and its elements (a run's, never the table's); an
     #: output name is the table's `N` name when an id put where `N` is gives it
@@ -175,6 +178,16 @@ def _ranks(r: dict[str, Any]) -> int:
     return sum(len(_RANK.findall(t)) for t in texts if isinstance(t, str))
 
 
+_VAR = re.compile(r"^var [A-Za-z_][A-Za-z0-9_]*=.*$", re.M)
+
+
+def _printed(r: dict[str, Any]) -> tuple[str, ...]:
+    """The distinct `var NAME=VALUE` lines of the job's files and its elements' stdout."""
+    texts = [*(r.get("files") or {}).values()]
+    texts += [e.get("stdout") or "" for e in r.get("elements") or []]
+    return tuple(sorted({line for t in texts if isinstance(t, str) for line in _VAR.findall(t)}))
+
+
 def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
     proc = subprocess.run(
         cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=180, check=False
@@ -234,6 +247,7 @@ def on_slurm(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, 
         throttle=int(throttle) if throttle and throttle != "0" else None,
         outputs=_written(r, files),
         ranks=_ranks(r),
+        printed=_printed(r),
         job_ids=tuple(sorted(ids)),
         ok=r["state"] == "COMPLETED",
     ), r
@@ -268,6 +282,7 @@ def on_sge(text: str, env: dict[str, str], files: Files = ()) -> tuple[Alloc, di
         throttle=(array or {}).get("concurrency") or None,
         outputs=_written(r, files),
         ranks=_ranks(r),
+        printed=_printed(r),
         job_ids=(str(r.get("job_id")),),
         ok=bool(r.get("ok")),
     ), r

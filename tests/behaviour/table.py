@@ -68,6 +68,17 @@ fi
 LAUNCH = ". ./mpi-env.sh\n%s echo rank"
 
 
+def probe(*names: str) -> str:
+    """A body that prints each of its scheduler's variables as `var NAME=VALUE` (empty when
+    unset), read back by the observer (`Alloc.printed`)."""
+    return "\n".join(f'echo "var {n}=${n}"' for n in names)
+
+
+def printed(**values: object) -> tuple[str, ...]:
+    """The lines :func:`probe` prints when the variables have ``values``."""
+    return tuple(sorted(f"var {n}={v}" for n, v in values.items()))
+
+
 ROWS: tuple[Row, ...] = (
     # ---------------------------------------------------------------- Slurm (slurm.md §2)
     Row(
@@ -151,6 +162,42 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, array=(0, 1, 2, 3), outputs=tuple(f"a-{i}.out" for i in range(4))),
         "sbatch(1) --array: indices from 0; Grid Engine's start at 1, so a writer shifts them "
         "(and names the files in the body: `-o` has no arithmetic)",
+    ),
+    Row(
+        "slurm-variables",
+        "slurm",
+        _sh(
+            "#SBATCH -n 2 -c 2 -t 5",
+            "#SBATCH --array=1-5:2",
+            "#SBATCH -o v-%A_%a.out",
+            body=INDEX % "SLURM_ARRAY_TASK_ID"
+            + "\n"
+            + probe(
+                "SLURM_NTASKS",
+                "SLURM_CPUS_PER_TASK",
+                "SLURM_JOB_NUM_NODES",
+                "SLURM_ARRAY_TASK_COUNT",
+                "SLURM_ARRAY_TASK_MIN",
+                "SLURM_ARRAY_TASK_MAX",
+                "SLURM_ARRAY_TASK_STEP",
+            ),
+        ),
+        Alloc(
+            tasks=2,
+            cpus_per_task=2,
+            array=(1, 3, 5),
+            printed=printed(
+                SLURM_NTASKS=2,
+                SLURM_CPUS_PER_TASK=2,
+                SLURM_JOB_NUM_NODES=1,
+                SLURM_ARRAY_TASK_COUNT=3,
+                SLURM_ARRAY_TASK_MIN=1,
+                SLURM_ARRAY_TASK_MAX=5,
+                SLURM_ARRAY_TASK_STEP=2,
+            ),
+        ),
+        "sbatch(1) OUTPUT ENVIRONMENT VARIABLES (slurm.md §6): -n, -c, the array's count, "
+        "lowest and highest index and step; 2 tasks of 2 CPUs fit on one node",
     ),
     # ---------------------------------------------------------------- PBS Pro (pbs.md §2)
     Row(
@@ -244,6 +291,13 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, array=(1, 3, 5, 7, 9)),
         "pbs.md §4: -J X-Y:Z, elements X, X+Z, … ≤ Y",
     ),
+    Row(
+        "pbs-variables",
+        "pbs",
+        _sh("#PBS -N pv", "#PBS -l select=1:ncpus=4", "#PBS -o pv.out -j oe", body=probe("NCPUS")),
+        Alloc(tasks=1, cpus_per_task=4, outputs=("pv.out",), printed=printed(NCPUS=4)),
+        "pbs.md §7: NCPUS is the ncpus of the job's chunk on its first host",
+    ),
     # ---------------------------------------------------------------- Torque (torque.md §2, §3)
     Row(
         "torque-nodes-ppn-mem",
@@ -285,6 +339,23 @@ ROWS: tuple[Row, ...] = (
         _sh("#PBS -N tp", "#PBS -l procs=8,pmem=1gb,walltime=00:05:00", "#PBS -o tp.out -j oe"),
         Alloc(tasks=8, cpus_per_task=1, mem_mb=8 * G, walltime_s=300, outputs=("tp.out",)),
         "torque.md §2: procs is total processors in any layout; pmem per process",
+    ),
+    Row(
+        "torque-variables",
+        "torque",
+        _sh(
+            "#PBS -N tv",
+            "#PBS -l nodes=1:ppn=4",
+            "#PBS -o tv.out -j oe",
+            body=probe("PBS_NP", "PBS_NUM_NODES", "PBS_NUM_PPN"),
+        ),
+        Alloc(
+            tasks=4,
+            nodes=1,
+            outputs=("tv.out",),
+            printed=printed(PBS_NP=4, PBS_NUM_NODES=1, PBS_NUM_PPN=4),
+        ),
+        "torque.md §5: pbs_mom sets PBS_NP (nodes × ppn), PBS_NUM_NODES and PBS_NUM_PPN",
     ),
     # ---------------------------------------------------------------- LSF (lsf.md §2)
     Row(
@@ -352,6 +423,24 @@ ROWS: tuple[Row, ...] = (
         Alloc(tasks=1, nodes=1, gpus=2, outputs=("lg.out",)),
         "lsf.md §2: -gpu num is per host",
     ),
+    Row(
+        "lsf-variables",
+        "lsf",
+        _sh(
+            "#BSUB -J lv",
+            '#BSUB -n 2 -R "span[hosts=1]"',
+            "#BSUB -o lv.out",
+            body=probe("LSB_DJOB_NUMPROC", "LSB_MAX_NUM_PROCESSORS"),
+        ),
+        Alloc(
+            tasks=2,
+            nodes=1,
+            outputs=("lv.out",),
+            printed=printed(LSB_DJOB_NUMPROC=2, LSB_MAX_NUM_PROCESSORS=2),
+        ),
+        "lsf.md §3: LSB_DJOB_NUMPROC is the slots allocated, LSB_MAX_NUM_PROCESSORS the "
+        "`-n` maximum; a fixed -n 2 is 2 slots",
+    ),
     # ---------------------------------------------------------------- Grid Engine (sge.md)
     Row(
         "sge-pe-smp-h_vmem",
@@ -385,6 +474,28 @@ ROWS: tuple[Row, ...] = (
         _sh("#$ -N gg", "#$ -l gpu=2", "#$ -cwd -j y -o gg.out"),
         Alloc(cpus=1, gpus=2, outputs=("gg.out",)),
         "sge.md: a consumable complex (gpu, site-named) is per slot; one slot",
+    ),
+    Row(
+        "sge-variables",
+        "sge",
+        _sh(
+            "#$ -N sv",
+            "#$ -pe smp 4",
+            "#$ -t 2-6:2",
+            "#$ -cwd -j y",
+            body=INDEX % "SGE_TASK_ID"
+            + "\n"
+            + probe("NSLOTS", "NHOSTS", "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"),
+        ),
+        Alloc(
+            cpus=4,
+            array=(2, 4, 6),
+            printed=printed(
+                NSLOTS=4, NHOSTS=1, SGE_TASK_FIRST=2, SGE_TASK_LAST=6, SGE_TASK_STEPSIZE=2
+            ),
+        ),
+        "sge.md §4: NSLOTS is the slots granted, NHOSTS the hosts; SGE_TASK_FIRST, _LAST, "
+        "_STEPSIZE the -t range",
     ),
     # ---------------------------------------------------------------- HTCondor (htcondor.md)
     Row(
